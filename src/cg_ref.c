@@ -1,0 +1,138 @@
+/* Host reference CG and Jacobi-PCG in double (never optimized: the test oracle).
+ *   r = b - A x, z = M^-1 r, p = z
+ *   repeat: q = A p; alpha = r'z / p'q; x += alpha p; r -= alpha q;
+ *           stop if ||r|| <= rtol ||b||; z = M^-1 r; beta = r'z_new / r'z; p = z + beta p */
+#include "clcg_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+clcg_status clcg_allreduce_sum(MPI_Comm comm, double *v, int count)
+{
+    if (MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce failed");
+    return CLCG_OK;
+}
+
+clcg_status clcg_true_residual(const clcg_csr *A, clcg_halo *h, const double *b, double *x,
+                               double *rel)
+{
+    double *ax = NULL;
+    clcg_status st;
+    double s[2];
+    CLCG_CALL(clcg_malloc(&ax, (size_t)A->nrows, sizeof *ax, "residual vector"));
+    CLCG_CHECK(st, clcg_halo_exchange(h, x), done);
+    clcg_spmv_ref(A, x, ax);
+    s[0] = s[1] = 0.0;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        double d = b[i] - ax[i];
+        s[0] += d * d;
+        s[1] += b[i] * b[i];
+    }
+    CLCG_CHECK(st, clcg_allreduce_sum(h->comm, s, 2), done);
+    *rel = s[1] > 0.0 ? sqrt(s[0] / s[1]) : sqrt(s[0]);
+done:
+    free(ax);
+    return st;
+}
+
+clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double *x,
+                        const clcg_solve_opts *o, clcg_solve_result *res)
+{
+    const int64_t n = A->nrows;
+    double *r = NULL, *z = NULL, *p = NULL, *q = NULL, *dinv = NULL;
+    clcg_status st = CLCG_OK;
+    int rank;
+    double t0 = MPI_Wtime(), s[2];
+
+    MPI_Comm_rank(h->comm, &rank);
+    memset(res, 0, sizeof *res);
+    CLCG_CHECK(st, clcg_malloc(&r, (size_t)n, sizeof *r, "residual r"), done);
+    CLCG_CHECK(st, clcg_malloc(&q, (size_t)n, sizeof *q, "vector q"), done);
+    CLCG_CHECK(st, clcg_malloc(&p, (size_t)A->ncols, sizeof *p, "direction p"), done);
+    if (o->precond == CLCG_PRECOND_JACOBI) {
+        CLCG_CHECK(st, clcg_malloc(&z, (size_t)n, sizeof *z, "preconditioned residual z"), done);
+        CLCG_CHECK(st, clcg_malloc(&dinv, (size_t)n, sizeof *dinv, "Jacobi diagonal"), done);
+        CLCG_CHECK(st, clcg_diag_inv_ref(A, dinv), done);
+    } else {
+        z = r;
+    }
+
+    /* r = b - A x */
+    CLCG_CHECK(st, clcg_halo_exchange(h, x), done);
+    clcg_spmv_ref(A, x, q);
+    for (int64_t i = 0; i < n; i++)
+        r[i] = b[i] - q[i];
+    if (dinv)
+        clcg_jacobi_ref(n, dinv, r, z);
+    memcpy(p, z, (size_t)n * sizeof *p);
+    s[0] = clcg_dot_ref(n, b, b);
+    s[1] = clcg_dot_ref(n, r, z);
+    CLCG_CHECK(st, clcg_allreduce_sum(h->comm, s, 2), done);
+    res->bnorm = sqrt(s[0]);
+    double rz = s[1];
+    s[0] = clcg_dot_ref(n, r, r);
+    CLCG_CHECK(st, clcg_allreduce_sum(h->comm, s, 1), done);
+    double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0;
+    double rnorm = sqrt(s[0]);
+    res->rel_residual = rnorm / bnorm;
+    res->outcome = CLCG_DIVERGED_ITS;
+
+    for (int64_t k = 0;; k++) {
+        if (!isfinite(res->rel_residual)) {
+            res->outcome = CLCG_DIVERGED_NANORINF;
+            break;
+        }
+        if (o->monitor && rank == 0)
+            printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
+        if (res->rel_residual <= o->rtol) {
+            res->outcome = CLCG_CONVERGED;
+            break;
+        }
+        if (k >= o->max_it)
+            break;
+        if (!(rz > 0.0)) {
+            res->outcome = isfinite(rz) ? CLCG_DIVERGED_BREAKDOWN : CLCG_DIVERGED_NANORINF;
+            break;
+        }
+        CLCG_CHECK(st, clcg_halo_exchange(h, p), done);
+        clcg_spmv_ref(A, p, q);
+        s[0] = clcg_dot_ref(n, p, q);
+        CLCG_CHECK(st, clcg_allreduce_sum(h->comm, s, 1), done);
+        double pq = s[0];
+        if (!isfinite(pq)) {
+            res->outcome = CLCG_DIVERGED_NANORINF;
+            break;
+        }
+        if (pq <= 0.0) {
+            res->outcome = CLCG_DIVERGED_INDEFINITE;
+            break;
+        }
+        double alpha = rz / pq;
+        clcg_axpy_ref(n, alpha, p, x);
+        clcg_axpy_ref(n, -alpha, q, r);
+        res->iterations = k + 1;
+        if (dinv)
+            clcg_jacobi_ref(n, dinv, r, z);
+        s[0] = clcg_dot_ref(n, r, r);
+        s[1] = clcg_dot_ref(n, r, z);
+        CLCG_CHECK(st, clcg_allreduce_sum(h->comm, s, 2), done);
+        res->rel_residual = sqrt(s[0]) / bnorm;
+        double beta = s[1] / rz;
+        rz = s[1];
+        clcg_xpay_ref(n, z, beta, p);
+    }
+    res->solve_time = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &res->solve_time, 1, MPI_DOUBLE, MPI_MAX, h->comm);
+    CLCG_CHECK(st, clcg_true_residual(A, h, b, x, &res->true_residual), done);
+done:
+    free(r);
+    free(q);
+    free(p);
+    if (dinv) {
+        free(z);
+        free(dinv);
+    }
+    return st;
+}

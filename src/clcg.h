@@ -1,0 +1,123 @@
+/* clcg-mpi: distributed Conjugate Gradient on OpenCL devices.  Public API. */
+#ifndef CLCG_H
+#define CLCG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <mpi.h>
+
+/* ---- status codes: what went wrong in the program (not the solver outcome) ---- */
+typedef enum {
+    CLCG_OK = 0,
+    CLCG_ERR_USAGE,        /* bad command line */
+    CLCG_ERR_INPUT,        /* bad input file or data (also unsymmetric input) */
+    CLCG_ERR_NOT_SPD,      /* matrix seen not to be positive definite before solving */
+    CLCG_ERR_MEMORY,       /* host allocation failed or would be too large */
+    CLCG_ERR_IO,           /* cannot open, read or write a file */
+    CLCG_ERR_OPENCL,       /* OpenCL call failed */
+    CLCG_ERR_DEVICE,       /* no suitable device, device out of memory */
+    CLCG_ERR_MPI,          /* MPI call failed */
+    CLCG_ERR_INTERNAL,     /* a bug */
+    CLCG_ERR_COUNT
+} clcg_status;
+
+const char *clcg_status_name(clcg_status s);
+
+/* ---- solver outcomes, kept apart from errors ---- */
+typedef enum {
+    CLCG_CONVERGED = 0,
+    CLCG_DIVERGED_ITS,          /* iteration limit reached */
+    CLCG_DIVERGED_INDEFINITE,   /* p'Ap <= 0: matrix (or preconditioner) not positive definite */
+    CLCG_DIVERGED_NANORINF,     /* NaN or Inf in a scalar */
+    CLCG_DIVERGED_BREAKDOWN,    /* r'z <= 0 or other loss of the recurrence */
+    CLCG_OUTCOME_COUNT
+} clcg_outcome;
+
+const char *clcg_outcome_name(clcg_outcome o);
+const char *clcg_outcome_message(clcg_outcome o);
+
+/* ---- exit codes of the clcg-mpi program (documented in README) ---- */
+enum {
+    CLCG_EXIT_CONVERGED = 0,
+    CLCG_EXIT_NOT_CONVERGED = 1,
+    CLCG_EXIT_USAGE = 2,
+    CLCG_EXIT_INPUT = 3,
+    CLCG_EXIT_NOT_SPD = 4,
+    CLCG_EXIT_RUNTIME = 5
+};
+int clcg_exit_code_status(clcg_status s);
+int clcg_exit_code_outcome(clcg_outcome o);
+
+/* ---- error protocol ----
+ * The first failure records one user-facing message with clcg_error(); callers
+ * propagate the status with CLCG_CALL, which adds a traceback line to stderr only
+ * when CLCG_TRACE is set in the environment.  Library code never exits. */
+#if defined(__GNUC__)
+#define CLCG_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLCG_PRINTF(a, b)
+#endif
+clcg_status clcg_error(clcg_status s, const char *fmt, ...) CLCG_PRINTF(2, 3);
+const char *clcg_error_message(void);
+void clcg_error_clear(void);
+void clcg_error_trace(const char *file, int line, const char *call, clcg_status s);
+
+#define CLCG_CALL(call)                                                        \
+    do {                                                                       \
+        clcg_status clcg_s_ = (call);                                          \
+        if (clcg_s_ != CLCG_OK) {                                              \
+            clcg_error_trace(__FILE__, __LINE__, #call, clcg_s_);              \
+            return clcg_s_;                                                    \
+        }                                                                      \
+    } while (0)
+
+/* Same, but jump to a cleanup label with the status stored in `st`. */
+#define CLCG_CHECK(st, call, label)                                            \
+    do {                                                                       \
+        (st) = (call);                                                         \
+        if ((st) != CLCG_OK) {                                                 \
+            clcg_error_trace(__FILE__, __LINE__, #call, (st));                 \
+            goto label;                                                        \
+        }                                                                      \
+    } while (0)
+
+/* Allocation helpers: checked sizes, message on failure. */
+clcg_status clcg_malloc(void *pptr, size_t count, size_t size, const char *what);
+clcg_status clcg_calloc(void *pptr, size_t count, size_t size, const char *what);
+clcg_status clcg_realloc(void *pptr, size_t count, size_t size, const char *what);
+
+/* ---- sparse matrices ---- */
+typedef int64_t clcg_gidx;   /* global row/column index */
+
+/* Coordinate triplets, 0-based global indices (the reader's output). */
+typedef struct {
+    int64_t n;          /* global size (square) */
+    int64_t len, cap;   /* triplets held */
+    clcg_gidx *row, *col;
+    double *val;
+    int symmetric;      /* file stored one triangle; expand when assembling */
+} clcg_coo;
+
+void clcg_coo_free(clcg_coo *a);
+clcg_status clcg_coo_push(clcg_coo *a, clcg_gidx i, clcg_gidx j, double v);
+clcg_status clcg_coo_reserve(clcg_coo *a, int64_t cap);
+
+/* Compressed sparse rows of the rows this rank owns.  Columns are local
+ * indices: owned columns first (0..nrows-1), ghosts after.  With one rank
+ * the ghosts are empty and ncols == nrows == n. */
+typedef struct {
+    int64_t n;          /* global size */
+    int64_t row0;       /* first global row owned here */
+    int64_t nrows;      /* rows owned here */
+    int64_t ncols;      /* nrows + ghosts */
+    int64_t nnz;
+    int64_t *rowptr;    /* nrows+1 */
+    int32_t *colind;    /* nnz, sorted within a row */
+    double *val;        /* nnz */
+    clcg_gidx *ghost;   /* ncols-nrows global indices of the ghost columns, ascending */
+} clcg_csr;
+
+void clcg_csr_free(clcg_csr *a);
+
+#endif

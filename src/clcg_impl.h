@@ -1,0 +1,108 @@
+/* Internal structures shared by the host code: halo plan, solver options and results. */
+#ifndef CLCG_IMPL_H
+#define CLCG_IMPL_H
+
+#include "clcg.h"
+
+/* ---- communication plan for the ghost entries of p (built once) ---- */
+typedef enum { CLCG_EXCHANGE_ALLGATHER = 0, CLCG_EXCHANGE_NEEDED, CLCG_EXCHANGE_NEIGHBOR } clcg_exchange;
+
+typedef struct {
+    MPI_Comm comm;
+    int rank, size;
+    clcg_exchange mode;
+    int64_t n;            /* global size */
+    int64_t nrows;        /* owned rows here */
+    int64_t nghost;       /* ghosts stored after the owned rows */
+    int64_t *row_begin;   /* size+1: rows [row_begin[r], row_begin[r+1]) belong to rank r */
+    /* neighbour mode: what I send to whom, and where what I receive goes */
+    int nsend, nrecv;
+    int *send_rank, *recv_rank;
+    int64_t *send_ptr;    /* nsend+1 offsets into send_idx */
+    int32_t *send_idx;    /* local (owned) indices to pack */
+    int64_t *recv_ptr;    /* nrecv+1 offsets into the ghost block */
+    double *send_buf;
+    MPI_Request *req;     /* nsend + nrecv, preallocated */
+    /* needed mode: the union of my entries anyone needs, gathered from all ranks */
+    int64_t nexport;      /* my packed count */
+    int32_t *export_idx;  /* local indices of the exported entries */
+    int *gather_counts, *gather_displs;
+    int64_t *ghost_src;   /* for each ghost: its position in the gathered buffer (needed) or global index (allgather) */
+    double *gather_buf;
+    /* allgather mode: whole p */
+    int *full_counts, *full_displs;
+    double *full_buf;
+    /* bytes this rank sends per exchange, by mode */
+    int64_t bytes_sent;
+} clcg_halo;
+
+void clcg_halo_free(clcg_halo *h);
+/* Build the plan from A's rows with global column indices gcol[nnz]; writes A->colind
+ * (local numbering), A->ghost and A->ncols.  Collective over comm. */
+clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *row_begin,
+                            const clcg_gidx *gcol, clcg_csr *A, clcg_halo *h);
+/* Fill the ghost part x[nrows .. nrows+nghost) from the owners (x has ncols entries). */
+clcg_status clcg_halo_exchange(clcg_halo *h, double *x);
+
+/* ---- solver ---- */
+typedef enum { CLCG_PRECOND_NONE = 0, CLCG_PRECOND_JACOBI } clcg_precond;
+
+typedef struct {
+    double rtol;
+    int64_t max_it;
+    clcg_precond precond;
+    int monitor;          /* print the residual each iteration (rank 0) */
+} clcg_solve_opts;
+
+typedef struct {
+    clcg_outcome outcome;
+    int64_t iterations;
+    double bnorm;
+    double rel_residual;      /* recursive ||r||/||b|| when the solver stopped */
+    double true_residual;     /* ||b - A x|| / ||b|| computed afresh */
+    double solve_time;        /* seconds, max over ranks */
+} clcg_solve_result;
+
+/* Host reference CG / Jacobi-PCG in double, distributed over the ranks of the halo's
+ * communicator.  x (ncols entries) is the initial guess on entry, the solution on exit. */
+clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double *x,
+                        const clcg_solve_opts *o, clcg_solve_result *res);
+
+/* Reference kernels (never optimized: the test oracle). */
+void clcg_spmv_ref(const clcg_csr *A, const double *x, double *y);
+double clcg_dot_ref(int64_t n, const double *x, const double *y);
+void clcg_axpy_ref(int64_t n, double a, const double *x, double *y);
+void clcg_xpay_ref(int64_t n, const double *x, double a, double *y);
+void clcg_jacobi_ref(int64_t n, const double *dinv, const double *r, double *z);
+clcg_status clcg_diag_inv_ref(const clcg_csr *A, double *dinv);
+
+/* Global reductions with an error flag carried along, so a fault on one rank is
+ * seen by all at the next collective. */
+clcg_status clcg_allreduce_sum(MPI_Comm comm, double *v, int count);
+
+/* ||b - A x|| / ||b|| over all ranks (x with room for ghosts; exchanged inside). */
+clcg_status clcg_true_residual(const clcg_csr *A, clcg_halo *h, const double *b, double *x,
+                               double *rel);
+
+/* Collective: if any rank failed, every rank returns the lowest failing rank's status
+ * and message (and *failed_rank, -1 when none failed). */
+clcg_status clcg_agree(MPI_Comm comm, clcg_status st, int *failed_rank);
+
+/* ---- generated model problems ---- */
+typedef enum { CLCG_GEN_POISSON2D = 0, CLCG_GEN_POISSON3D, CLCG_GEN_POISSON3D27, CLCG_GEN_RANDOM } clcg_gen_kind;
+typedef struct {
+    clcg_gen_kind kind;
+    int64_t nx, ny, nz;       /* grid (poisson) */
+    int64_t n;                /* rows */
+    double avg_degree;        /* random */
+    uint64_t seed;            /* random */
+    char name[128];
+} clcg_gen;
+
+clcg_status clcg_gen_parse(const char *spec, int nranks, clcg_gen *g);
+/* Entries of rows [row0, row0+nrows) in full (not triangle) storage, global indices. */
+clcg_status clcg_gen_rows(const clcg_gen *g, int64_t row0, int64_t nrows, clcg_coo *out);
+/* Entries in row i (for partitioning by nonzeros without building the rows). */
+int64_t clcg_gen_row_nnz(const clcg_gen *g, int64_t i);
+
+#endif

@@ -1,0 +1,142 @@
+/* clcg-mpi: command-line driver.  Parse options, load the system, solve, report. */
+#include "config.h"
+#include "mm.h"
+#include "csr.h"
+#include "problem.h"
+#include "report.h"
+#include "solve.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(MPI_Comm comm, clcg_status st)
+{
+    int rank, size, who = -1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    st = clcg_agree(comm, st, &who);
+    if (rank == 0) {
+        if (size > 1 && who >= 0)
+            fprintf(stderr, "clcg-mpi: rank %d: %s\n", who, clcg_error_message());
+        else
+            fprintf(stderr, "clcg-mpi: %s\n", clcg_error_message());
+    }
+    return clcg_exit_code_status(st);
+}
+
+/* --write-matrix: rank 0 builds or reads the whole matrix and writes it; the rest wait. */
+static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
+{
+    int rank;
+    clcg_status st = CLCG_OK;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        clcg_coo t = {0};
+        clcg_csr A = {0};
+        clcg_mm_header h;
+        if (o->generate) {
+            clcg_gen g;
+            st = clcg_gen_parse(o->generate, 1, &g);
+            if (st == CLCG_OK)
+                st = clcg_gen_rows(&g, 0, g.n, &t);
+        } else {
+            st = clcg_mm_read_matrix(o->matrix, &h, &t);
+        }
+        if (st == CLCG_OK)
+            st = clcg_csr_from_coo(o->generate ? o->generate : o->matrix, &t,
+                                   o->symmetry_check && !o->generate, &A);
+        clcg_coo_free(&t);
+        if (st == CLCG_OK)
+            st = clcg_mm_write_csr(o->write_matrix, &A, 1);
+        if (st == CLCG_OK && !o->quiet)
+            printf("wrote %s: n = %lld, nnz = %lld (symmetric, lower triangle stored)\n",
+                   o->write_matrix, (long long)A.n, (long long)A.nnz);
+        clcg_csr_free(&A);
+    }
+    return clcg_agree(comm, st, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    clcg_options o;
+    clcg_problem p;
+    clcg_solve_result res;
+    clcg_run_info info;
+    int rank, size, exit_now = 0, code;
+    clcg_status st;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    memset(&p, 0, sizeof p);
+    memset(&res, 0, sizeof res);
+    memset(&info, 0, sizeof info);
+
+    st = clcg_options_parse(argc, argv, rank, &o, &exit_now);
+    if (st != CLCG_OK || exit_now) {
+        code = st != CLCG_OK ? fail(comm, st) : 0;
+        MPI_Finalize();
+        return code;
+    }
+    if (o.list_devices) {
+        st = clcg_solve_list_devices(comm, &o);
+        code = st != CLCG_OK ? fail(comm, st) : 0;
+        MPI_Finalize();
+        return code;
+    }
+    if (o.write_matrix) {
+        st = write_matrix(comm, &o);
+        code = st != CLCG_OK ? fail(comm, st) : 0;
+        MPI_Finalize();
+        return code;
+    }
+
+    st = clcg_problem_load(comm, &o, &p);
+    if (st != CLCG_OK) {
+        code = fail(comm, st);
+        clcg_problem_free(&p);
+        MPI_Finalize();
+        return code;
+    }
+    if (o.load_only) {
+        if (rank == 0 && !o.quiet)
+            printf("%s: n = %lld, nnz = %lld, %d ranks: read %.3f s, setup %.3f s\n", p.name,
+                   (long long)p.A.n, (long long)p.nnz, size, p.t_read, p.t_setup);
+        clcg_problem_free(&p);
+        MPI_Finalize();
+        return 0;
+    }
+
+    st = clcg_solve(comm, &o, &p, &res, &info);
+    if (st == CLCG_OK)
+        st = clcg_report_error_vs_ones(comm, &p, &info);
+    st = clcg_agree(comm, st, NULL);
+    if (st != CLCG_OK) {
+        code = fail(comm, st);
+        clcg_solve_info_free(&info);
+        clcg_problem_free(&p);
+        MPI_Finalize();
+        return code;
+    }
+    code = clcg_exit_code_outcome(res.outcome);
+    if (res.outcome == CLCG_CONVERGED && o.output) {
+        st = clcg_problem_write_solution(comm, &p, o.output);
+        if (st != CLCG_OK)
+            code = fail(comm, st);
+    }
+    if (st == CLCG_OK) {
+        clcg_report_summary(comm, &o, &p, &res, &info);
+        if (o.json) {
+            st = clcg_report_json(comm, &o, &p, &res, &info);
+            if (st != CLCG_OK)
+                code = fail(comm, st);
+        }
+    }
+    clcg_solve_info_free(&info);
+    clcg_problem_free(&p);
+    MPI_Finalize();
+    return code;
+}

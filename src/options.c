@@ -1,0 +1,227 @@
+/* Command-line parsing (getopt_long, GNU style) and --help text. */
+#include "options.h"
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "Usage: clcg-mpi [OPTION]... MATRIX.mtx[.gz]\n"
+    "       clcg-mpi [OPTION]... --generate KIND:SIZE\n"
+    "Solve A x = b for a sparse symmetric positive definite A by Conjugate Gradient\n"
+    "on OpenCL devices, distributed over MPI ranks.  b defaults to A*1, so the\n"
+    "error against the known solution x = 1 is reported too.\n"
+    "\n"
+    "Problem:\n"
+    "      --generate KIND:SIZE   build a model problem instead of reading a file:\n"
+    "                             poisson2d:N | poisson2d:NX,NY | poisson3d:N |\n"
+    "                             poisson3d:NX,NY,NZ | poisson3d27:N (27-point)\n"
+    "      --write-matrix FILE    write the matrix as Matrix Market and stop\n"
+    "      --rhs FILE             right-hand side (Matrix Market array or vector)\n"
+    "      --no-symmetry-check    accept a 'general' file whose values are not symmetric\n"
+    "Solver:\n"
+    "      --rtol X               stop when ||r||/||b|| <= X (default 1e-8)\n"
+    "      --max-iterations N     iteration limit (default 10000)\n"
+    "      --precond none|jacobi  preconditioner (default jacobi)\n"
+    "      --reference            solve with the host reference code (no OpenCL)\n"
+    "Devices:\n"
+    "      --list-devices         list OpenCL platforms and devices, then stop\n"
+    "      --device-type gpu|cpu|all  (default: GPUs if there are any, else CPUs)\n"
+    "      --platform SUBSTRING   only platforms whose name contains SUBSTRING\n"
+    "      --device N             use device N of the matching ones (default: by\n"
+    "                             node-local rank)\n"
+    "Output:\n"
+    "  -o, --output FILE          write the solution (Matrix Market array), only on success\n"
+    "      --monitor              print the residual every iteration\n"
+    "      --json FILE            write one JSON record of the run\n"
+    "      --profile              per-kernel timing table\n"
+    "  -q, --quiet                print nothing but errors\n"
+    "  -h, --help                 this text\n"
+    "      --version              version\n"
+    "\n"
+    "Exit status: 0 converged, 1 iteration limit reached, 2 usage error, 3 bad input,\n"
+    "4 matrix not positive definite or breakdown, 5 device, MPI or runtime error.\n";
+
+enum {
+    OPT_RTOL = 256, OPT_MAXIT, OPT_PRECOND, OPT_RHS, OPT_MONITOR, OPT_VERSION, OPT_GENERATE,
+    OPT_WRITE_MATRIX, OPT_NO_SYMCHECK, OPT_REFERENCE, OPT_LIST_DEVICES, OPT_DEVICE_TYPE,
+    OPT_PLATFORM, OPT_DEVICE, OPT_DEVICES_PER_RANK, OPT_JSON, OPT_PROFILE, OPT_EXCHANGE,
+    OPT_FORMAT, OPT_VARIANT, OPT_TUNE, OPT_TUNE_CACHE, OPT_NO_TUNE, OPT_LOAD_ONLY, OPT_REPEAT
+};
+
+static const struct option long_opts[] = {
+    {"rtol", required_argument, 0, OPT_RTOL},
+    {"max-iterations", required_argument, 0, OPT_MAXIT},
+    {"precond", required_argument, 0, OPT_PRECOND},
+    {"rhs", required_argument, 0, OPT_RHS},
+    {"output", required_argument, 0, 'o'},
+    {"monitor", no_argument, 0, OPT_MONITOR},
+    {"quiet", no_argument, 0, 'q'},
+    {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, OPT_VERSION},
+    {"generate", required_argument, 0, OPT_GENERATE},
+    {"write-matrix", required_argument, 0, OPT_WRITE_MATRIX},
+    {"no-symmetry-check", no_argument, 0, OPT_NO_SYMCHECK},
+    {"reference", no_argument, 0, OPT_REFERENCE},
+    {"list-devices", no_argument, 0, OPT_LIST_DEVICES},
+    {"device-type", required_argument, 0, OPT_DEVICE_TYPE},
+    {"platform", required_argument, 0, OPT_PLATFORM},
+    {"device", required_argument, 0, OPT_DEVICE},
+    {"devices-per-rank", required_argument, 0, OPT_DEVICES_PER_RANK},
+    {"json", required_argument, 0, OPT_JSON},
+    {"profile", no_argument, 0, OPT_PROFILE},
+    {"exchange", required_argument, 0, OPT_EXCHANGE},
+    {"format", required_argument, 0, OPT_FORMAT},
+    {"variant", required_argument, 0, OPT_VARIANT},
+    {"tune", no_argument, 0, OPT_TUNE},
+    {"tune-cache", required_argument, 0, OPT_TUNE_CACHE},
+    {"no-tune", no_argument, 0, OPT_NO_TUNE},
+    {"load-only", no_argument, 0, OPT_LOAD_ONLY},
+    {"repeat", required_argument, 0, OPT_REPEAT},
+    {0, 0, 0, 0}};
+
+static clcg_status parse_int(const char *opt, const char *s, long long lo, long long hi, int64_t *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end || errno || x < lo || x > hi)
+        return clcg_error(CLCG_ERR_USAGE, "--%s: '%s' is not a whole number in [%lld, %lld]", opt, s, lo, hi);
+    *v = x;
+    return CLCG_OK;
+}
+
+static clcg_status parse_choice(const char *opt, const char *s, const char *const *names, int *v)
+{
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(s, names[i])) {
+            *v = i;
+            return CLCG_OK;
+        }
+    char list[256] = "";
+    for (int i = 0; names[i]; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, names[i], sizeof list - strlen(list) - 1);
+    }
+    return clcg_error(CLCG_ERR_USAGE, "--%s: '%s' is not one of %s", opt, s, list);
+}
+
+clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o, int *exit_now)
+{
+    static const char *const precond_names[] = {"none", "jacobi", 0};
+    static const char *const exchange_names[] = {"allgather", "needed", "neighbor", 0};
+    static const char *const devtype_names[] = {"gpu", "cpu", "all", 0};
+    static const char *const format_names[] = {"auto", "csr-scalar", "csr-vector", "sell", 0};
+    static const char *const variant_names[] = {"standard", "single-reduction", "pipelined", 0};
+    int c, choice;
+    int64_t v;
+
+    memset(o, 0, sizeof *o);
+    o->rtol = 1e-8;
+    o->max_it = 10000;
+    o->precond = CLCG_PRECOND_JACOBI;
+    o->symmetry_check = 1;
+    o->exchange = CLCG_EXCHANGE_NEEDED;
+    o->device = -1;
+    o->format = "auto";
+    o->variant = "standard";
+    o->repeat = 1;
+    o->device_type = getenv("CLCG_DEVICE_TYPE");
+    if (o->device_type && !*o->device_type)
+        o->device_type = NULL;
+    *exit_now = 0;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":o:qh", long_opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_RTOL: {
+            char *end;
+            errno = 0;
+            o->rtol = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !(o->rtol > 0.0) || !(o->rtol < 1.0))
+                return clcg_error(CLCG_ERR_USAGE, "--rtol: '%s' is not a number in (0, 1)", optarg);
+            break;
+        }
+        case OPT_MAXIT:
+            CLCG_CALL(parse_int("max-iterations", optarg, 0, INT64_MAX / 2, &o->max_it));
+            break;
+        case OPT_PRECOND:
+            CLCG_CALL(parse_choice("precond", optarg, precond_names, &choice));
+            o->precond = (clcg_precond)choice;
+            break;
+        case OPT_RHS: o->rhs = optarg; break;
+        case 'o': o->output = optarg; break;
+        case OPT_MONITOR: o->monitor = 1; break;
+        case 'q': o->quiet = 1; break;
+        case 'h':
+            if (rank == 0)
+                fputs(usage_text, stdout);
+            *exit_now = 1;
+            return CLCG_OK;
+        case OPT_VERSION:
+            if (rank == 0)
+                printf("clcg-mpi %s\n", PACKAGE_VERSION);
+            *exit_now = 1;
+            return CLCG_OK;
+        case OPT_GENERATE: o->generate = optarg; break;
+        case OPT_WRITE_MATRIX: o->write_matrix = optarg; break;
+        case OPT_NO_SYMCHECK: o->symmetry_check = 0; break;
+        case OPT_REFERENCE: o->backend = CLCG_BACKEND_REFERENCE; break;
+        case OPT_LIST_DEVICES: o->list_devices = 1; break;
+        case OPT_DEVICE_TYPE:
+            CLCG_CALL(parse_choice("device-type", optarg, devtype_names, &choice));
+            o->device_type = optarg;
+            break;
+        case OPT_PLATFORM: o->platform = optarg; break;
+        case OPT_DEVICE:
+            CLCG_CALL(parse_int("device", optarg, 0, 1023, &v));
+            o->device = (int)v;
+            break;
+        case OPT_DEVICES_PER_RANK:
+            CLCG_CALL(parse_int("devices-per-rank", optarg, 1, 64, &v));
+            o->devices_per_rank = (int)v;
+            break;
+        case OPT_JSON: o->json = optarg; break;
+        case OPT_PROFILE: o->profile = 1; break;
+        case OPT_EXCHANGE:
+            CLCG_CALL(parse_choice("exchange", optarg, exchange_names, &choice));
+            o->exchange = (clcg_exchange)choice;
+            break;
+        case OPT_FORMAT:
+            CLCG_CALL(parse_choice("format", optarg, format_names, &choice));
+            o->format = format_names[choice];
+            break;
+        case OPT_VARIANT:
+            CLCG_CALL(parse_choice("variant", optarg, variant_names, &choice));
+            o->variant = variant_names[choice];
+            break;
+        case OPT_TUNE: o->tune = 1; break;
+        case OPT_TUNE_CACHE: o->tune_cache = optarg; break;
+        case OPT_NO_TUNE: o->no_tune = 1; break;
+        case OPT_LOAD_ONLY: o->load_only = 1; break;
+        case OPT_REPEAT:
+            CLCG_CALL(parse_int("repeat", optarg, 1, 1000000, &v));
+            o->repeat = (int)v;
+            break;
+        case ':':
+            return clcg_error(CLCG_ERR_USAGE, "option '%s' needs an argument (see --help)", argv[optind - 1]);
+        default:
+            return clcg_error(CLCG_ERR_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (o->list_devices)
+        return CLCG_OK;
+    if (optind < argc)
+        o->matrix = argv[optind++];
+    if (optind < argc)
+        return clcg_error(CLCG_ERR_USAGE, "unexpected argument '%s': give one matrix (see --help)", argv[optind]);
+    if (!o->matrix && !o->generate)
+        return clcg_error(CLCG_ERR_USAGE, "no matrix: give MATRIX.mtx or --generate KIND:SIZE (see --help)");
+    if (o->matrix && o->generate)
+        return clcg_error(CLCG_ERR_USAGE, "give either MATRIX.mtx or --generate, not both");
+    if (o->no_tune && o->tune)
+        return clcg_error(CLCG_ERR_USAGE, "--tune and --no-tune contradict each other");
+    return CLCG_OK;
+}

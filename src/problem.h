@@ -1,0 +1,28 @@
+/* The linear system as this rank holds it: its rows of A, the halo plan, b and x. */
+#ifndef CLCG_PROBLEM_H
+#define CLCG_PROBLEM_H
+
+#include "options.h"
+
+typedef struct {
+    clcg_csr A;            /* my rows, local columns (ghosts after the owned rows) */
+    clcg_halo halo;
+    double *b;             /* nrows */
+    double *x;             /* ncols (room for ghosts) */
+    int known_solution;    /* b = A*1, so the exact solution is all ones */
+    int64_t nnz;           /* global nonzeros */
+    char name[512];
+    double t_read, t_setup;   /* seconds, max over ranks */
+} clcg_problem;
+
+clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem *p);
+void clcg_problem_free(clcg_problem *p);
+
+/* Split rows 0..n-1 into size contiguous blocks of about equal nonzeros; row_nnz(i, ctx). */
+void clcg_partition_by_nnz(int64_t n, int size, int64_t (*row_nnz)(int64_t, const void *),
+                           const void *ctx, int64_t *row_begin);
+
+/* Gather the solution in global order and write it from rank 0 (tmp file + rename). */
+clcg_status clcg_problem_write_solution(MPI_Comm comm, const clcg_problem *p, const char *path);
+
+#endif

@@ -1,0 +1,224 @@
+/* Human summary, per-kernel profile table and the JSON record of a run (rank 0 prints). */
+#include "report.h"
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+clcg_status clcg_report_error_vs_ones(MPI_Comm comm, const clcg_problem *p, clcg_run_info *info)
+{
+    double s[2] = {0.0, 0.0}, mx = 0.0;
+    info->have_error = p->known_solution;
+    if (!p->known_solution)
+        return CLCG_OK;
+    for (int64_t i = 0; i < p->A.nrows; i++) {
+        double e = p->x[i] - 1.0;
+        s[0] += e * e;
+        if (!(fabs(e) <= mx))
+            mx = fabs(e);
+    }
+    s[1] = (double)p->A.nrows;
+    CLCG_CALL(clcg_allreduce_sum(comm, s, 2));
+    MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
+    info->err_inf = mx;
+    info->err_rel = s[1] > 0 ? sqrt(s[0] / s[1]) : 0.0;
+    return CLCG_OK;
+}
+
+static const char *precond_name(clcg_precond p)
+{
+    return p == CLCG_PRECOND_JACOBI ? "jacobi" : "none";
+}
+
+static const char *exchange_name(clcg_exchange e)
+{
+    static const char *const names[] = {"allgather", "needed", "neighbor"};
+    return names[e];
+}
+
+static void print_profile(const clcg_solve_result *res, const clcg_run_info *info, int size)
+{
+    double ktot = 0.0;
+    printf("\nper-kernel profile (%s, %lld iterations%s):\n", info->device,
+           (long long)info->iterations_run, size > 1 ? ", max over ranks" : "");
+    printf("  %-24s %8s %12s %10s %10s %8s\n", "kernel", "calls", "total ms", "us/call", "GB/s", "share");
+    for (int i = 0; i < info->nk; i++)
+        ktot += info->k[i].time;
+    for (int i = 0; i < info->nk; i++) {
+        const clcg_kstat *k = &info->k[i];
+        if (!k->calls)
+            continue;
+        printf("  %-24s %8lld %12.3f %10.2f %10.1f %7.1f%%\n", k->name, (long long)k->calls,
+               1e3 * k->time, 1e6 * k->time / (double)k->calls,
+               k->time > 0 ? k->bytes / k->time / 1e9 : 0.0,
+               res->solve_time > 0 ? 100.0 * k->time / res->solve_time : 0.0);
+    }
+    printf("  %-24s %8s %12.3f\n", "kernels total", "", 1e3 * ktot);
+    printf("  %-24s %8s %12.3f   (solve time minus kernel time)\n", "overhead", "",
+           1e3 * (res->solve_time - ktot));
+    if (size > 1)
+        printf("  exchange %.3f ms, allreduce %.3f ms in total; bytes sent per iteration: min %lld, max %lld\n"
+               "  solve time over ranks: min %.3f s, max %.3f s\n",
+               1e3 * info->t_exchange, 1e3 * info->t_allreduce, (long long)info->bytes_sent_min,
+               (long long)info->bytes_sent_max, info->solve_min, info->solve_max);
+    if (info->launches_per_it > 0)
+        printf("  kernel launches per iteration %.1f, host synchronizations per iteration %.2f\n",
+               info->launches_per_it, info->syncs_per_it);
+}
+
+void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_problem *p,
+                         const clcg_solve_result *res, const clcg_run_info *info)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank != 0)
+        return;
+    if (res->outcome != CLCG_CONVERGED && res->outcome != CLCG_DIVERGED_ITS) {
+        /* breakdown: one message, no figures that may hold NaN */
+        fprintf(stderr, "clcg-mpi: %s: %s (CG stopped at iteration %lld)\n", p->name,
+                clcg_outcome_message(res->outcome), (long long)res->iterations + 1);
+        return;
+    }
+    if (o->quiet) {
+        if (res->outcome != CLCG_CONVERGED)
+            fprintf(stderr, "clcg-mpi: %s: not converged: %s after %lld iterations\n", p->name,
+                    clcg_outcome_message(res->outcome), (long long)res->iterations);
+        return;
+    }
+    printf("clcg-mpi %s: %s, n = %lld, nnz = %lld, %d rank%s\n", PACKAGE_VERSION, p->name,
+           (long long)p->A.n, (long long)p->nnz, size, size > 1 ? "s" : "");
+    printf("solver: CG (%s), precond %s, rtol %g, on %s", info->variant, precond_name(o->precond),
+           o->rtol, info->device);
+    if (info->ndevices > 1)
+        printf(" (x%d per rank)", info->ndevices);
+    printf(", format %s", info->format);
+    if (size > 1)
+        printf(", exchange %s", exchange_name(o->exchange));
+    printf("\n");
+    if (res->outcome == CLCG_CONVERGED)
+        printf("converged in %lld iterations\n", (long long)res->iterations);
+    else
+        printf("NOT converged: %s (%lld iterations)\n", clcg_outcome_message(res->outcome),
+               (long long)res->iterations);
+    printf("  ||r||/||b|| (recursive) = %.3e\n", res->rel_residual);
+    printf("  ||b-Ax||/||b|| (true)   = %.3e\n", res->true_residual);
+    if (info->have_error)
+        printf("  error vs x = 1: max|x-1| = %.3e, ||x-1||/||1|| = %.3e\n", info->err_inf, info->err_rel);
+    printf("time: read %.3f s, setup %.3f s", p->t_read, p->t_setup);
+    if (info->t_device_setup > 0)
+        printf(", device setup %.3f s", info->t_device_setup);
+    printf(", solve %.3f s", res->solve_time);
+    if (res->iterations > 0)
+        printf(" (%.4f ms per iteration)", 1e3 * res->solve_time / (double)info->iterations_run);
+    printf("\n");
+    if (o->output && res->outcome == CLCG_CONVERGED)
+        printf("solution written to %s\n", o->output);
+    if (o->profile)
+        print_profile(res, info, size);
+    fflush(stdout);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
+}
+
+clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_problem *p,
+                             const clcg_solve_result *res, const clcg_run_info *info)
+{
+    int rank, size;
+    clcg_status st = CLCG_OK;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank == 0) {
+        char tmp[4096], date[64], host[256] = "";
+        time_t now = time(NULL);
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        gethostname(host, sizeof host - 1);
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", o->json, (long)getpid());
+        FILE *f = fopen(tmp, "w");
+        if (!f)
+            return clcg_agree(comm, clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(errno)), NULL);
+        double per_it = info->iterations_run > 0 ? res->solve_time / (double)info->iterations_run : 0.0;
+        fprintf(f, "{\n  \"program\": \"clcg-mpi\", \"version\": \"%s\", \"date\": \"%s\", \"host\": ",
+                PACKAGE_VERSION, date);
+        json_str(f, host);
+        fprintf(f, ",\n  \"ranks\": %d, \"devices_per_rank\": %d, \"backend\": ", size, info->ndevices);
+        json_str(f, info->backend);
+        fprintf(f, ",\n  \"device\": ");
+        json_str(f, info->device);
+        fprintf(f, ", \"platform\": ");
+        json_str(f, info->platform);
+        fprintf(f, ", \"driver\": ");
+        json_str(f, info->driver);
+        fprintf(f, ",\n  \"matrix\": ");
+        json_str(f, p->name);
+        fprintf(f, ", \"n\": %lld, \"nnz\": %lld,\n", (long long)p->A.n, (long long)p->nnz);
+        fprintf(f, "  \"options\": {\"rtol\": %.3g, \"max_iterations\": %lld, \"precond\": \"%s\", "
+                   "\"exchange\": \"%s\", \"format\": \"%s\", \"variant\": \"%s\", \"tuning\": ",
+                o->rtol, (long long)o->max_it, precond_name(o->precond), exchange_name(o->exchange),
+                info->format, info->variant);
+        json_str(f, info->tuning);
+        fprintf(f, "},\n  \"outcome\": \"%s\", \"iterations\": %lld, \"iterations_run\": %lld,\n",
+                clcg_outcome_name(res->outcome), (long long)res->iterations, (long long)info->iterations_run);
+        fprintf(f, "  \"residual\": {\"recursive\": ");
+        json_num(f, res->rel_residual);
+        fprintf(f, ", \"true\": ");
+        json_num(f, res->true_residual);
+        fprintf(f, "}");
+        if (info->have_error) {
+            fprintf(f, ", \"error_vs_ones\": {\"max\": ");
+            json_num(f, info->err_inf);
+            fprintf(f, ", \"rel2\": ");
+            json_num(f, info->err_rel);
+            fprintf(f, "}");
+        }
+        fprintf(f, ",\n  \"times\": {\"read\": %.6f, \"setup\": %.6f, \"device_setup\": %.6f, \"tune\": %.6f, "
+                   "\"solve\": %.6f, \"solve_min\": %.6f, \"solve_max\": %.6f, \"per_iteration\": %.9f, "
+                   "\"exchange\": %.6f, \"allreduce\": %.6f},\n",
+                p->t_read, p->t_setup, info->t_device_setup, info->t_tune, res->solve_time,
+                info->solve_min, info->solve_max, per_it, info->t_exchange, info->t_allreduce);
+        fprintf(f, "  \"comm\": {\"bytes_sent_per_iteration_min\": %lld, \"bytes_sent_per_iteration_max\": %lld},\n",
+                (long long)info->bytes_sent_min, (long long)info->bytes_sent_max);
+        fprintf(f, "  \"launches_per_iteration\": %.2f, \"syncs_per_iteration\": %.2f,\n",
+                info->launches_per_it, info->syncs_per_it);
+        fprintf(f, "  \"kernels\": [");
+        for (int i = 0; i < info->nk; i++) {
+            const clcg_kstat *k = &info->k[i];
+            fprintf(f, "%s\n    {\"name\": \"%s\", \"calls\": %lld, \"time\": %.9f, \"bytes\": %.0f, \"gbps\": ",
+                    i ? "," : "", k->name, (long long)k->calls, k->time, k->bytes);
+            json_num(f, k->time > 0 ? k->bytes / k->time / 1e9 : 0.0);
+            fprintf(f, "}");
+        }
+        fprintf(f, "%s]\n}\n", info->nk ? "\n  " : "");
+        if (fclose(f) != 0 || rename(tmp, o->json) != 0) {
+            st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(errno));
+            remove(tmp);
+        }
+    }
+    return clcg_agree(comm, st, NULL);
+}

@@ -1,0 +1,44 @@
+/* Solve dispatch (host reference or OpenCL devices) and what a run reports. */
+#ifndef CLCG_SOLVE_H
+#define CLCG_SOLVE_H
+
+#include "problem.h"
+
+#define CLCG_MAX_KSTATS 24
+
+typedef struct {
+    char name[40];
+    int64_t calls;
+    double time;        /* seconds, from OpenCL profiling events (max over ranks) */
+    double bytes;       /* traffic by the kernel's model, summed over calls */
+} clcg_kstat;
+
+typedef struct {
+    const char *backend;            /* "reference" or "opencl" */
+    char device[256], platform[256], driver[128];
+    int ndevices;                   /* devices on this rank */
+    int nranks_per_device;          /* >1 when ranks share a device */
+    char format[32], variant[32];
+    char tuning[256];               /* where the work-group sizes came from */
+    int nk;
+    clcg_kstat k[CLCG_MAX_KSTATS];
+    double t_device_setup, t_tune;  /* seconds */
+    double t_exchange, t_allreduce; /* seconds in the halo exchange / reductions, max over ranks */
+    int64_t bytes_sent_min, bytes_sent_max;   /* per iteration, over ranks */
+    double solve_min, solve_max;    /* solve time over ranks */
+    double launches_per_it, syncs_per_it;
+    int have_error;                 /* b = A*1: error against x = 1 */
+    double err_inf, err_rel;
+    int64_t iterations_run;         /* iterations enqueued (>= iterations when checked lazily) */
+} clcg_run_info;
+
+clcg_status clcg_solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p,
+                       clcg_solve_result *res, clcg_run_info *info);
+clcg_status clcg_solve_list_devices(MPI_Comm comm, const clcg_options *o);
+void clcg_solve_info_free(clcg_run_info *info);
+
+/* OpenCL backend (cg_ocl.c). */
+clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p,
+                        clcg_solve_result *res, clcg_run_info *info);
+
+#endif
