@@ -5,7 +5,7 @@ set -e
 out=$1; shift
 tmp=$out.tmp
 {
-  echo '/* Generated from the cl folder's kernels by scripts/cl2c.sh: do not edit. */'
+  echo '/* Generated from the kernel sources by scripts/cl2c.sh: do not edit. */'
   echo '#include "cl_sources.h"'
   echo 'const clcg_cl_source clcg_cl_sources[] = {'
   for f in "$@"; do

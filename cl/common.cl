@@ -1,0 +1,59 @@
+/* Precision, helpers and the device-resident scalar slots shared by every kernel.
+ * real is double unless built with -DCLCG_PRECISION=32. */
+#ifndef CLCG_PRECISION
+#define CLCG_PRECISION 64
+#endif
+#if CLCG_PRECISION == 64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double real;
+#else
+typedef float real;
+#endif
+
+/* Slots of the scalar buffer `scal` (see src/ocl.h, which mirrors them). */
+#define S_STOP 0    /* 0 running; else a stop code below */
+#define S_ITS 1     /* iteration at which the solver stopped */
+#define S_TOL2 2    /* (rtol * ||b||)^2, set by the host */
+#define S_RR 3      /* r'r at the last check */
+#define S_ALPHA 4
+#define S_BETA 5
+#define S_RZ 6
+#define S_PQ 7
+
+#define STOP_CONVERGED 1.0
+#define STOP_INDEFINITE 2.0
+#define STOP_NANORINF 3.0
+#define STOP_BREAKDOWN 4.0
+
+/* Sum of v over the work-group by a tree in local memory (local size a power of two);
+ * every work-item gets the result. */
+inline real group_sum(real v, local real *buf)
+{
+    const uint l = get_local_id(0);
+    buf[l] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (l < s)
+            buf[l] += buf[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    v = buf[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return v;
+}
+
+/* Sum of the n partial sums a[0..n): each work-group computes it the same way, in the
+ * same order, so every group holds the same bits (no second kernel, no host trip). */
+inline real sum_parts(global const real *a, uint n, local real *buf)
+{
+    real s = 0;
+    for (uint i = get_local_id(0); i < n; i += get_local_size(0))
+        s += a[i];
+    return group_sum(s, buf);
+}
+
+/* Entry j of z = M^-1 r (Jacobi when dinv is given, identity otherwise). */
+inline real zval(global const real *r, global const real *dinv, uint j)
+{
+    return dinv ? dinv[j] * r[j] : r[j];
+}

@@ -1,0 +1,149 @@
+/* Vector kernels: two-stage dot product, axpy, xpay, Jacobi, pack, and the fused CG
+ * update x += alpha p, r -= alpha q with the partial sums of r'z and r'r. */
+
+/* part[g] = sum over this group's share of x[i]*y[i] (grid-stride) */
+kernel void dot_part(uint n, global const real *x, global const real *y, global real *part,
+                     local real *buf)
+{
+    real s = 0;
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0))
+        s += x[i] * y[i];
+    s = group_sum(s, buf);
+    if (get_local_id(0) == 0)
+        part[get_group_id(0)] = s;
+}
+
+/* out[slot] = sum of part[0..n) (one work-group) */
+kernel void reduce_sum(global const real *part, uint n, global real *out, uint slot, local real *buf)
+{
+    real s = sum_parts(part, n, buf);
+    if (get_local_id(0) == 0)
+        out[slot] = s;
+}
+
+/* y = a*x + y */
+kernel void axpy(uint n, real a, global const real *x, global real *y)
+{
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0))
+        y[i] += a * x[i];
+}
+
+/* y = x + a*y */
+kernel void xpay(uint n, global const real *x, real a, global real *y)
+{
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0))
+        y[i] = x[i] + a * y[i];
+}
+
+/* z = D^-1 r */
+kernel void jacobi(uint n, global const real *dinv, global const real *r, global real *z)
+{
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0))
+        z[i] = dinv[i] * r[i];
+}
+
+/* buf[k] = x[idx[k]]: the boundary entries others need */
+kernel void pack(uint n, global const uint *idx, global const real *x, global real *buf)
+{
+    for (uint k = get_global_id(0); k < n; k += get_global_size(0))
+        buf[k] = x[idx[k]];
+}
+
+/* r = b - q; partial sums of r'z (z = M^-1 r) and r'r into part_rz[g], part_rr[g] */
+kernel void residual_init(uint n, global const real *b, global const real *q, global real *r,
+                          global const real *dinv, global real *part_rz, global real *part_rr,
+                          local real *buf)
+{
+    real rz = 0, rr = 0;
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+        real ri = b[i] - q[i];
+        r[i] = ri;
+        rz += ri * zval(r, dinv, i);
+        rr += ri * ri;
+    }
+    rz = group_sum(rz, buf);
+    rr = group_sum(rr, buf);
+    if (get_local_id(0) == 0) {
+        part_rz[get_group_id(0)] = rz;
+        part_rr[get_group_id(0)] = rr;
+    }
+}
+
+/* p = z + beta p, z = M^-1 r, beta = rz_cur / rz_prev (sums of partials; beta = 0 when
+ * first != 0).  Used when p must be complete before the ghost exchange. */
+kernel void update_p(uint n, global const real *r, global const real *dinv, global real *p,
+                     global const real *rz_cur, uint n_cur, global const real *rz_prev, uint n_prev,
+                     uint first, global const real *scal, local real *buf)
+{
+    if (scal[S_STOP] != 0)
+        return;
+    real rz = sum_parts(rz_cur, n_cur, buf);
+    real rzp = sum_parts(rz_prev, n_prev, buf);
+    real beta = first ? 0 : rz / rzp;
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0))
+        p[i] = zval(r, dinv, i) + beta * (first ? 0 : p[i]);
+}
+
+/* alpha = rz / pq; x += alpha p; r -= alpha q; partial sums of the new r'z and r'r.
+ * A non-positive or non-finite p'q stops the solver (recorded in scal). */
+kernel void update_xr(uint n, global real *x, global real *r, global const real *p,
+                      global const real *q, global const real *dinv,
+                      global const real *pq_part, uint n_pq, global const real *rz_part, uint n_rz,
+                      global real *part_rz, global real *part_rr, global real *scal, uint its,
+                      local real *buf)
+{
+    if (scal[S_STOP] != 0)
+        return;
+    real pq = sum_parts(pq_part, n_pq, buf);
+    real rz = sum_parts(rz_part, n_rz, buf);
+    if (!(pq > 0) || !isfinite(pq) || !isfinite(rz)) {
+        if (get_global_id(0) == 0) {
+            scal[S_STOP] = isfinite(pq) && isfinite(rz) ? STOP_INDEFINITE : STOP_NANORINF;
+            scal[S_ITS] = its;
+            scal[S_PQ] = pq;
+        }
+        return;
+    }
+    real alpha = rz / pq;
+    real srz = 0, srr = 0;
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+        x[i] += alpha * p[i];
+        real ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        srz += ri * zval(r, dinv, i);
+        srr += ri * ri;
+    }
+    srz = group_sum(srz, buf);
+    srr = group_sum(srr, buf);
+    if (get_local_id(0) == 0) {
+        part_rz[get_group_id(0)] = srz;
+        part_rr[get_group_id(0)] = srr;
+    }
+    if (get_global_id(0) == 0) {
+        scal[S_ALPHA] = alpha;
+        scal[S_PQ] = pq;
+    }
+}
+
+/* Convergence and breakdown check on the partial sums of iteration `its`: stop when
+ * r'r <= tol^2, or r'z is not positive / not finite.  One work-group. */
+kernel void check_stop(global const real *rr_part, uint n_rr, global const real *rz_part, uint n_rz,
+                       global real *scal, uint its, local real *buf)
+{
+    if (scal[S_STOP] != 0)
+        return;
+    real rr = sum_parts(rr_part, n_rr, buf);
+    real rz = sum_parts(rz_part, n_rz, buf);
+    if (get_local_id(0) == 0) {
+        scal[S_RR] = rr;
+        scal[S_RZ] = rz;
+        if (!isfinite(rr) || !isfinite(rz))
+            scal[S_STOP] = STOP_NANORINF;
+        else if (rr <= scal[S_TOL2])
+            scal[S_STOP] = STOP_CONVERGED;
+        else if (!(rz > 0))
+            scal[S_STOP] = STOP_BREAKDOWN;
+        if (scal[S_STOP] != 0)
+            scal[S_ITS] = its;
+    }
+}

@@ -1,0 +1,770 @@
+/* CG and Jacobi-PCG on OpenCL devices.
+ *
+ * One rank, one device: the fused path.  Two kernels per iteration,
+ *   spmv_*_cg:  stop test on the partial sums of r'r, r'z; p = z + beta p; q = A p; p'q partials
+ *   update_xr:  alpha = r'z / p'q; x += alpha p; r -= alpha q; r'z, r'r partials
+ * with every scalar kept on the device (each work-group sums the previous kernel's
+ * partials itself), so the host only enqueues and reads the stop flag every few
+ * iterations, without waiting in between.
+ *
+ * Several ranks or devices: the host path.  Per iteration, update_p; the ghost
+ * exchange (pack, read, MPI, write) overlapped with the SpMV of the interior rows; the
+ * boundary rows; then one MPI_Allreduce for p'q and one for (r'z, r'r), each carrying an
+ * error flag so a fault on one rank ends all of them at the next reduction. */
+#include "cg_ocl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    MPI_Comm comm;
+    int rank, size;
+    const clcg_options *o;
+    clcg_problem *p;
+    int nd;
+    clcg_slice *s;
+    clcg_prof *prof;        /* per slice; NULL entries when not profiling */
+    int jacobi;
+    double *hp;             /* rank-local p with ghosts (host path) */
+    double t_exchange, t_allreduce;
+    int64_t launches, syncs;
+} cg_ctx;
+
+#define ARG(k, i, v)                                                                   \
+    do {                                                                               \
+        __typeof__(v) arg_ = (v);                                                      \
+        CLCG_CL(clSetKernelArg((k), (i), sizeof arg_, &arg_));                         \
+    } while (0)
+#define ARG_NULL(k, i) CLCG_CL(clSetKernelArg((k), (i), sizeof(cl_mem), NULL))
+#define ARG_LOCAL(k, i, wg) CLCG_CL(clSetKernelArg((k), (i), (wg) * sizeof(double), NULL))
+
+static clcg_status launch(cg_ctx *c, int d, cl_kernel k, int kid, const clcg_launch *L)
+{
+    c->launches++;
+    return clcg_launch_kernel(&c->s[d], k, kid, L, c->prof ? &c->prof[d] : NULL);
+}
+
+/* ---- argument setting, shared by both paths ---- */
+
+static clcg_status set_dinv(cl_kernel k, int i, const clcg_slice *s)
+{
+    if (s->dinv)
+        ARG(k, i, s->dinv);
+    else
+        ARG_NULL(k, i);
+    return CLCG_OK;
+}
+
+/* spmv kernels: (n, rows, ptr, col, val, <p args>, q, part, part_off, [vs|C], buf) */
+static clcg_status set_spmv_head(cl_kernel k, const clcg_slice *s, cl_uint n, cl_mem rows)
+{
+    ARG(k, 0, n);
+    if (rows)
+        ARG(k, 1, rows);
+    else
+        ARG_NULL(k, 1);
+    ARG(k, 2, s->ptr);
+    ARG(k, 3, s->col);
+    ARG(k, 4, s->val);
+    return CLCG_OK;
+}
+
+static clcg_status set_spmv_tail(cl_kernel k, int i, const clcg_slice *s, cl_uint part_off)
+{
+    ARG(k, i, s->q);
+    ARG(k, i + 1, s->part_pq);
+    ARG(k, i + 2, part_off);
+    if (s->fmt == FMT_CSR_VECTOR) {
+        ARG(k, i + 3, (cl_uint)s->vs);
+        ARG_LOCAL(k, i + 4, s->spmv.wg);
+    } else if (s->fmt == FMT_SELL) {
+        ARG(k, i + 3, (cl_uint)s->C);
+        ARG_LOCAL(k, i + 4, s->spmv.wg);
+    } else {
+        ARG_LOCAL(k, i + 3, s->spmv.wg);
+    }
+    return CLCG_OK;
+}
+
+/* fused spmv for parity par: reads p[1-par], writes p[par] */
+static clcg_status set_spmv_cg(clcg_slice *s, int par)
+{
+    cl_kernel k = s->kcg[par];
+    cl_uint nv = (cl_uint)s->vec.ng;
+    CLCG_CALL(set_spmv_head(k, s, (cl_uint)s->nrows, NULL));
+    ARG(k, 5, s->r);
+    CLCG_CALL(set_dinv(k, 6, s));
+    ARG(k, 7, s->p[1 - par]);
+    ARG(k, 8, s->p[par]);
+    ARG(k, 9, s->part_rz[par]);
+    ARG(k, 10, nv);
+    ARG(k, 11, s->part_rz[1 - par]);
+    ARG(k, 12, nv);
+    ARG(k, 13, s->part_rr[par]);
+    ARG(k, 14, nv);
+    ARG(k, 15, (cl_uint)0);        /* first */
+    ARG(k, 16, s->scal);
+    ARG(k, 17, (cl_uint)0);        /* its */
+    return set_spmv_tail(k, 18, s, 0);
+}
+
+/* update_xr: (n, x, r, p, q, dinv, pq_part, n_pq, rz_part, n_rz, part_rz, part_rr, scal, its, buf) */
+static clcg_status set_update_xr(clcg_slice *s, cl_kernel k, cl_mem p, cl_mem pq, cl_uint npq, cl_mem rz,
+                                 cl_uint nrz, int out)
+{
+    ARG(k, 0, (cl_uint)s->nrows);
+    ARG(k, 1, s->x);
+    ARG(k, 2, s->r);
+    ARG(k, 3, p);
+    ARG(k, 4, s->q);
+    CLCG_CALL(set_dinv(k, 5, s));
+    ARG(k, 6, pq);
+    ARG(k, 7, npq);
+    ARG(k, 8, rz);
+    ARG(k, 9, nrz);
+    ARG(k, 10, s->part_rz[out]);
+    ARG(k, 11, s->part_rr[out]);
+    ARG(k, 12, s->scal);
+    ARG(k, 13, (cl_uint)0);
+    ARG_LOCAL(k, 14, s->vec.wg);
+    return CLCG_OK;
+}
+
+/* r = b - A x0 with x0 = 0: r = b; partial sums of r'z, r'r into part_rz[0], part_rr[0] */
+static clcg_status start(cg_ctx *c, int d, double tol2)
+{
+    clcg_slice *s = &c->s[d];
+    const double zero = 0.0;
+    double sc[S_COUNT] = {0};
+    const size_t ob = (size_t)(s->nrows ? s->nrows : 1) * sizeof(double);
+    sc[S_TOL2] = tol2;
+    if (s->nrows)
+        CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->b, CL_TRUE, 0, (size_t)s->nrows * sizeof(double),
+                                     c->p->b + s->row_lo, 0, NULL, NULL));
+    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->scal, CL_TRUE, 0, sizeof sc, sc, 0, NULL, NULL));
+    CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->q, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
+    cl_kernel k = s->k[K_RESIDUAL_INIT];
+    ARG(k, 0, (cl_uint)s->nrows);
+    ARG(k, 1, s->b);
+    ARG(k, 2, s->q);
+    ARG(k, 3, s->r);
+    CLCG_CALL(set_dinv(k, 4, s));
+    ARG(k, 5, s->part_rz[0]);
+    ARG(k, 6, s->part_rr[0]);
+    ARG_LOCAL(k, 7, s->vec.wg);
+    return launch(c, d, k, K_RESIDUAL_INIT, &s->vec);
+}
+
+static clcg_outcome outcome_of(double code)
+{
+    switch ((int)code) {
+    case STOP_CONVERGED: return CLCG_CONVERGED;
+    case STOP_INDEFINITE: return CLCG_DIVERGED_INDEFINITE;
+    case STOP_NANORINF: return CLCG_DIVERGED_NANORINF;
+    case STOP_BREAKDOWN: return CLCG_DIVERGED_BREAKDOWN;
+    default: return CLCG_DIVERGED_ITS;
+    }
+}
+
+/* ---- one rank, one device ---- */
+static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
+{
+    clcg_slice *s = &c->s[0];
+    const clcg_solve_opts so = {c->o->rtol, c->o->max_it, c->o->precond, c->o->monitor && !c->o->quiet};
+    const int check_every = so.monitor ? 1 : 4;
+    cl_event pending = NULL;
+    int pend_slot = 0;
+    double *sc = s->hred;         /* two slots of S_COUNT doubles, pinned */
+    int64_t k;
+
+    CLCG_CALL(start(c, 0, tol2));
+    for (int par = 0; par < 2; par++) {
+        CLCG_CALL(set_spmv_cg(s, par));
+        CLCG_CALL(set_update_xr(s, s->kxr[par], s->p[par], s->part_pq, (cl_uint)s->spmv.ng, s->part_rz[par],
+                                (cl_uint)s->vec.ng, 1 - par));
+    }
+    double stop = 0.0;
+    for (k = 0; k < so.max_it; k++) {
+        const int par = (int)(k & 1);
+        ARG(s->kcg[par], 15, (cl_uint)(k == 0));
+        ARG(s->kcg[par], 17, (cl_uint)k);
+        CLCG_CALL(launch(c, 0, s->kcg[par], K_SPMV_CG, &s->spmv));
+        ARG(s->kxr[par], 13, (cl_uint)k);
+        CLCG_CALL(launch(c, 0, s->kxr[par], K_UPDATE_XR, &s->vec));
+        if (so.monitor) {
+            CLCG_CL(clEnqueueReadBuffer(s->dev.queue, s->scal, CL_TRUE, 0, S_COUNT * sizeof(double), sc, 0, NULL, NULL));
+            c->syncs++;
+            if (c->rank == 0 && sc[S_STOP] == 0.0)
+                printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, sqrt(sc[S_RR]) / bnorm);
+            if ((stop = sc[S_STOP]) != 0.0)
+                break;
+            continue;
+        }
+        if ((k + 1) % check_every == 0) {
+            /* read the flag without waiting; look at the read issued one period ago */
+            cl_event ev;
+            const int slot = 1 - pend_slot;
+            CLCG_CL(clEnqueueReadBuffer(s->dev.queue, s->scal, CL_FALSE, 0, S_COUNT * sizeof(double),
+                                        sc + slot * S_COUNT, 0, NULL, &ev));
+            CLCG_CL(clFlush(s->dev.queue));
+            if (pending) {
+                CLCG_CL(clWaitForEvents(1, &pending));
+                clReleaseEvent(pending);
+                c->syncs++;
+                if ((stop = sc[pend_slot * S_COUNT + S_STOP]) != 0.0) {
+                    pending = ev;
+                    pend_slot = slot;
+                    k++;
+                    break;
+                }
+            }
+            pending = ev;
+            pend_slot = slot;
+        }
+    }
+    *run = k;
+    if (stop == 0.0 && k >= so.max_it) {
+        /* the stop test of the last iterate */
+        cl_kernel kc = s->k[K_CHECK];
+        const int par = (int)(k & 1);
+        clcg_launch one = {s->vec.wg, 1};
+        ARG(kc, 0, s->part_rr[par]);
+        ARG(kc, 1, (cl_uint)s->vec.ng);
+        ARG(kc, 2, s->part_rz[par]);
+        ARG(kc, 3, (cl_uint)s->vec.ng);
+        ARG(kc, 4, s->scal);
+        ARG(kc, 5, (cl_uint)k);
+        ARG_LOCAL(kc, 6, s->vec.wg);
+        CLCG_CALL(launch(c, 0, kc, K_CHECK, &one));
+    }
+    if (pending) {
+        clWaitForEvents(1, &pending);
+        clReleaseEvent(pending);
+    }
+    CLCG_CL(clEnqueueReadBuffer(s->dev.queue, s->scal, CL_TRUE, 0, S_COUNT * sizeof(double), sc, 0, NULL, NULL));
+    c->syncs++;
+    res->outcome = outcome_of(sc[S_STOP]);
+    res->iterations = sc[S_STOP] != 0.0 ? (int64_t)sc[S_ITS] : so.max_it;
+    if (res->outcome == CLCG_DIVERGED_INDEFINITE || res->outcome == CLCG_DIVERGED_NANORINF)
+        res->iterations = (int64_t)sc[S_ITS];
+    res->rel_residual = sqrt(sc[S_RR]) / bnorm;
+    if (res->outcome == CLCG_CONVERGED && so.monitor && c->rank == 0)
+        printf("%6lld  ||r||/||b|| = %.6e\n", (long long)res->iterations, res->rel_residual);
+    return CLCG_OK;
+}
+
+/* ---- several ranks or devices ---- */
+
+enum { RED_PQ, RED_RZ_RR };
+
+/* Sum over devices and ranks of p'q (RED_PQ) or of r'z and r'r (RED_RZ_RR) from the
+ * partial sums on the devices.  The MPI_Allreduce carries this rank's status as one more
+ * entry, so all ranks learn of a fault at the same reduction and stop together. */
+static clcg_status reduce_global(cg_ctx *c, int which, double *out, clcg_status local)
+{
+    const int nv = which == RED_PQ ? 1 : 2;
+    double v[3] = {0, 0, 0};
+    for (int d = 0; d < c->nd && local == CLCG_OK; d++) {
+        clcg_slice *s = &c->s[d];
+        clcg_launch one = {s->vec.wg, 1};
+        cl_kernel k = s->k[K_REDUCE];
+        for (int i = 0; i < nv && local == CLCG_OK; i++) {
+            cl_mem part = which == RED_PQ ? s->part_pq : i == 0 ? s->part_rz[0] : s->part_rr[0];
+            cl_uint cnt = which == RED_PQ ? (cl_uint)s->npq_parts : (cl_uint)s->vec.ng, slot = (cl_uint)i;
+            cl_int e = clSetKernelArg(k, 0, sizeof part, &part) | clSetKernelArg(k, 1, sizeof cnt, &cnt) |
+                       clSetKernelArg(k, 2, sizeof(cl_mem), &s->red) | clSetKernelArg(k, 3, sizeof slot, &slot) |
+                       clSetKernelArg(k, 4, s->vec.wg * sizeof(double), NULL);
+            local = clcg_cl_fail_if(e, "clSetKernelArg(reduce_sum)");
+            if (local == CLCG_OK)
+                local = launch(c, d, k, K_REDUCE, &one);
+        }
+        if (local == CLCG_OK)
+            local = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->red, CL_FALSE, 0, (size_t)nv * sizeof(double),
+                                                        s->hred, 0, NULL, NULL), "clEnqueueReadBuffer(reductions)");
+    }
+    for (int d = 0; d < c->nd && local == CLCG_OK; d++) {
+        local = clcg_cl_fail_if(clFinish(c->s[d].dev.queue), "clFinish");
+        for (int i = 0; i < nv && local == CLCG_OK; i++)
+            v[i] += c->s[d].hred[i];
+    }
+    c->syncs++;
+    v[nv] = local != CLCG_OK ? 1.0 : 0.0;
+    double t0 = MPI_Wtime();
+    if (MPI_Allreduce(MPI_IN_PLACE, v, nv + 1, MPI_DOUBLE, MPI_SUM, c->comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the dot products failed");
+    c->t_allreduce += MPI_Wtime() - t0;
+    if (local != CLCG_OK)
+        return local;
+    if (v[nv] != 0.0)
+        return clcg_error(CLCG_ERR_DEVICE, "another rank failed (its message follows)");
+    memcpy(out, v, (size_t)nv * sizeof *out);
+    return CLCG_OK;
+}
+
+static clcg_status write_scalar(clcg_slice *s, cl_mem m, int slot, double v)
+{
+    s->hglob[slot] = v;
+    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, m, CL_FALSE, 0, sizeof(double), &s->hglob[slot], 0, NULL, NULL));
+    return CLCG_OK;
+}
+
+/* Ghost exchange of p[0] on every device, the interior SpMV overlapping the transfers. */
+static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
+{
+    double t0 = MPI_Wtime();
+    for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+        clcg_slice *s = &c->s[d];
+        cl_kernel kp = s->k[K_PACK], ks = s->k[K_SPMV];
+        if (s->npack) {
+            clcg_launch L = s->vec;
+            st = clcg_cl_fail_if(clSetKernelArg(kp, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->npack}) |
+                                 clSetKernelArg(kp, 1, sizeof(cl_mem), &s->pack_idx) |
+                                 clSetKernelArg(kp, 2, sizeof(cl_mem), &s->p[0]) |
+                                 clSetKernelArg(kp, 3, sizeof(cl_mem), &s->pack_buf), "clSetKernelArg(pack)");
+            if (st == CLCG_OK)
+                st = launch(c, d, kp, K_PACK, &L);
+            if (st == CLCG_OK)
+                st = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->pack_buf, CL_FALSE, 0,
+                                                         (size_t)s->npack * sizeof(double), s->hpack, 0, NULL, NULL),
+                                     "clEnqueueReadBuffer(pack)");
+        }
+        /* interior rows (or all rows when there are no ghosts) while the boundary travels */
+        s->npq_parts = 0;
+        if (st == CLCG_OK && (s->nint > 0 || s->ncols == s->nrows)) {
+            int all = s->ncols == s->nrows || !s->rows_int;
+            s->npq_parts = s->spmv.ng;
+            st = set_spmv_head(ks, s, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int);
+            if (st == CLCG_OK)
+                st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->p[0]), "clSetKernelArg");
+            if (st == CLCG_OK)
+                st = set_spmv_tail(ks, 6, s, 0);
+            if (st == CLCG_OK)
+                st = launch(c, d, ks, K_SPMV, &s->spmv);
+        }
+        if (st == CLCG_OK)
+            st = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
+    }
+    /* boundary values to the host copy of p, then MPI; every rank takes part even after a fault */
+    for (int d = 0; d < c->nd; d++) {
+        clcg_slice *s = &c->s[d];
+        if (st == CLCG_OK && s->npack) {
+            cl_event ev;
+            st = clcg_cl_fail_if(clEnqueueMarkerWithWaitList(s->dev.queue, 0, NULL, &ev), "clEnqueueMarker");
+            if (st == CLCG_OK) {
+                st = clcg_cl_fail_if(clWaitForEvents(1, &ev), "clWaitForEvents(pack)");
+                clReleaseEvent(ev);
+            }
+            for (int64_t k = 0; k < s->npack && st == CLCG_OK; k++)
+                c->hp[s->pack_dst[k]] = s->hpack[k];
+        }
+    }
+    if (c->size > 1) {
+        clcg_status e = clcg_halo_exchange(&c->p->halo, c->hp);
+        if (st == CLCG_OK)
+            st = e;
+    }
+    for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+        clcg_slice *s = &c->s[d];
+        int64_t ng = s->ncols - s->nrows;
+        if (ng == 0)
+            continue;
+        for (int64_t k = 0; k < ng; k++)
+            s->hghost[k] = c->hp[s->ghost_src[k]];
+        st = clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->p[0], CL_FALSE, (size_t)s->nrows * sizeof(double),
+                                                  (size_t)ng * sizeof(double), s->hghost, 0, NULL, NULL),
+                             "clEnqueueWriteBuffer(ghosts)");
+        if (st == CLCG_OK && s->nbnd > 0) {
+            cl_kernel ks = s->k[K_SPMV];
+            int only = s->nint == 0;
+            st = set_spmv_head(ks, s, (cl_uint)(only ? s->nrows : s->nbnd), only ? NULL : s->rows_bnd);
+            if (st == CLCG_OK)
+                st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->p[0]), "clSetKernelArg");
+            if (st == CLCG_OK)
+                st = set_spmv_tail(ks, 6, s, only ? 0 : (cl_uint)s->spmv.ng);
+            s->npq_parts = only ? s->spmv.ng : 2 * s->spmv.ng;
+            if (st == CLCG_OK)
+                st = launch(c, d, ks, K_SPMV, &s->spmv);
+        }
+    }
+    c->t_exchange += MPI_Wtime() - t0;
+    return st;
+}
+
+static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
+{
+    const clcg_solve_opts so = {c->o->rtol, c->o->max_it, c->o->precond, c->o->monitor && !c->o->quiet};
+    clcg_status st = CLCG_OK;
+    double v[2];
+    int64_t k = 0;
+
+    for (int d = 0; d < c->nd && st == CLCG_OK; d++)
+        st = start(c, d, tol2);
+    st = reduce_global(c, RED_RZ_RR, v, st);
+    if (st != CLCG_OK)
+        return st;
+    double rz = v[0], rr = v[1], rz_prev = 1.0;
+    res->outcome = CLCG_DIVERGED_ITS;
+    for (k = 0;; k++) {
+        res->rel_residual = sqrt(rr) / bnorm;
+        if (!isfinite(rr) || !isfinite(rz)) {
+            res->outcome = CLCG_DIVERGED_NANORINF;
+            break;
+        }
+        if (so.monitor && c->rank == 0)
+            printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
+        if (rr <= tol2) {
+            res->outcome = CLCG_CONVERGED;
+            break;
+        }
+        if (k >= so.max_it)
+            break;
+        if (!(rz > 0.0)) {
+            res->outcome = CLCG_DIVERGED_BREAKDOWN;
+            break;
+        }
+        /* p = z + beta p */
+        for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+            clcg_slice *s = &c->s[d];
+            cl_kernel ku = s->k[K_UPDATE_P];
+            const int cur = (int)(k & 1);
+            st = write_scalar(s, s->g_rz[cur], cur, rz);
+            if (st == CLCG_OK && k == 0)
+                st = write_scalar(s, s->g_rz[1 - cur], 1 - cur, rz_prev);
+            if (st == CLCG_OK)
+                st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->nrows}) |
+                                     clSetKernelArg(ku, 1, sizeof(cl_mem), &s->r) |
+                                     clSetKernelArg(ku, 3, sizeof(cl_mem), &s->p[0]) |
+                                     clSetKernelArg(ku, 4, sizeof(cl_mem), &s->g_rz[cur]) |
+                                     clSetKernelArg(ku, 5, sizeof(cl_uint), &(cl_uint){1}) |
+                                     clSetKernelArg(ku, 6, sizeof(cl_mem), &s->g_rz[1 - cur]) |
+                                     clSetKernelArg(ku, 7, sizeof(cl_uint), &(cl_uint){1}) |
+                                     clSetKernelArg(ku, 8, sizeof(cl_uint), &(cl_uint){k == 0}) |
+                                     clSetKernelArg(ku, 9, sizeof(cl_mem), &s->scal) |
+                                     clSetKernelArg(ku, 10, s->vec.wg * sizeof(double), NULL),
+                                     "clSetKernelArg(update_p)");
+            if (st == CLCG_OK)
+                st = set_dinv(ku, 2, s);
+            if (st == CLCG_OK)
+                st = launch(c, d, ku, K_UPDATE_P, &s->vec);
+        }
+        st = spmv_with_exchange(c, st);
+        st = reduce_global(c, RED_PQ, v, st);
+        if (st != CLCG_OK)
+            return st;
+        double pq = v[0];
+        if (!isfinite(pq)) {
+            res->outcome = CLCG_DIVERGED_NANORINF;
+            break;
+        }
+        if (pq <= 0.0) {
+            res->outcome = CLCG_DIVERGED_INDEFINITE;
+            break;
+        }
+        for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+            clcg_slice *s = &c->s[d];
+            const int cur = (int)(k & 1);
+            st = write_scalar(s, s->g_pq, 2, pq);
+            if (st == CLCG_OK)
+                st = set_update_xr(s, s->k[K_UPDATE_XR], s->p[0], s->g_pq, 1, s->g_rz[cur], 1, 0);
+            if (st == CLCG_OK)
+                st = launch(c, d, s->k[K_UPDATE_XR], K_UPDATE_XR, &s->vec);
+        }
+        st = reduce_global(c, RED_RZ_RR, v, st);
+        if (st != CLCG_OK)
+            return st;
+        res->iterations = k + 1;
+        rz_prev = rz;
+        rz = v[0];
+        rr = v[1];
+    }
+    *run = res->iterations;
+    return st;
+}
+
+/* ---- device binding ---- */
+
+#ifndef CL_DEVICE_PCI_BUS_ID_NV
+#define CL_DEVICE_PCI_BUS_ID_NV 0x4008
+#define CL_DEVICE_PCI_SLOT_ID_NV 0x4009
+#endif
+
+/* A name for the physical device: PCI location where the driver tells it. */
+static void device_identity(const clcg_devinfo *d, int index, char *out, size_t len)
+{
+    cl_uint bus = 0, slot = 0;
+    if (clGetDeviceInfo(d->device, CL_DEVICE_PCI_BUS_ID_NV, sizeof bus, &bus, NULL) == CL_SUCCESS &&
+        clGetDeviceInfo(d->device, CL_DEVICE_PCI_SLOT_ID_NV, sizeof slot, &slot, NULL) == CL_SUCCESS)
+        snprintf(out, len, "%.200s@pci:%u.%u", d->name, bus, slot);
+    else
+        snprintf(out, len, "%.200s#%d", d->name, index);
+}
+
+/* The node-local rank picks its devices.  When every rank on the node sees the same
+ * devices, they are dealt out by node-local rank; when each rank sees only its own (SLURM
+ * --gpus-per-task, CUDA_VISIBLE_DEVICES), it uses those.  Sharing a GPU is reported. */
+static clcg_status pick_devices(MPI_Comm comm, const clcg_options *o, clcg_devinfo *list, int m, int *first,
+                                int *count, int *sharers)
+{
+    MPI_Comm node;
+    int lrank, lsize, same = 1;
+    char id[256], *all = NULL;
+    clcg_status st = CLCG_OK;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &lrank);
+    MPI_Comm_size(node, &lsize);
+    memset(id, 0, sizeof id);
+    device_identity(&list[0], 0, id, sizeof id);
+    st = clcg_malloc(&all, (size_t)lsize, sizeof id, "device identities");
+    if (st == CLCG_OK) {
+        MPI_Allgather(id, sizeof id, MPI_CHAR, all, sizeof id, MPI_CHAR, node);
+        for (int r = 0; r < lsize; r++)
+            same &= !strcmp(all + (size_t)r * sizeof id, id);
+    }
+    *sharers = 1;
+    if (st == CLCG_OK && o->device >= 0) {
+        if (o->device >= m)
+            st = clcg_error(CLCG_ERR_DEVICE, "--device %d: only %d matching device%s (see --list-devices)",
+                            o->device, m, m == 1 ? "" : "s");
+        *first = o->device;
+        *count = 1;
+    } else if (st == CLCG_OK && same && lsize > 1) {
+        int per = o->devices_per_rank ? o->devices_per_rank : (m / lsize > 0 ? m / lsize : 1);
+        if ((lrank + 1) * per <= m) {
+            *first = lrank * per;
+            *count = per;
+        } else {
+            *first = lrank % m;
+            *count = 1;
+        }
+    } else if (st == CLCG_OK) {
+        *first = 0;
+        *count = o->devices_per_rank && o->devices_per_rank < m ? o->devices_per_rank : m;
+        if (o->devices_per_rank > m)
+            st = clcg_error(CLCG_ERR_DEVICE, "--devices-per-rank %d: this rank sees only %d device%s",
+                            o->devices_per_rank, m, m == 1 ? "" : "s");
+    }
+    if (*count > CLCG_MAX_DEVS)
+        *count = CLCG_MAX_DEVS;
+    /* who else on this node uses my first device? */
+    if (st == CLCG_OK) {
+        device_identity(&list[*first], *first, id, sizeof id);
+        MPI_Allgather(id, sizeof id, MPI_CHAR, all, sizeof id, MPI_CHAR, node);
+        *sharers = 0;
+        for (int r = 0; r < lsize; r++)
+            *sharers += !strcmp(all + (size_t)r * sizeof id, id);
+        if (*sharers > 1 && list[*first].is_gpu && lrank == 0)
+            fprintf(stderr, "clcg-mpi: warning: %d ranks on this node share GPU '%s'; give each rank its own "
+                            "GPU (fewer ranks, or --gpus-per-task=1) for full speed\n", *sharers, id);
+    }
+    free(all);
+    MPI_Comm_free(&node);
+    return st;
+}
+
+static int64_t rows_nnz(int64_t i, const void *ctx)
+{
+    const clcg_csr *a = ctx;
+    return a->rowptr[i + 1] - a->rowptr[i];
+}
+
+clcg_status clcg_solve_list_devices(MPI_Comm comm, const clcg_options *o)
+{
+    int rank;
+    clcg_status st = CLCG_OK;
+    (void)o;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+        st = clcg_ocl_list(stdout);
+    return clcg_agree(comm, st, NULL);
+}
+
+static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
+{
+    const clcg_slice *s = &c->s[0];
+    info->backend = "opencl";
+    snprintf(info->device, sizeof info->device, "%s", s->dev.info.name);
+    snprintf(info->platform, sizeof info->platform, "%s", s->dev.info.platform_name);
+    snprintf(info->driver, sizeof info->driver, "%s", s->dev.info.driver);
+    snprintf(info->format, sizeof info->format, "%s", clcg_format_name(s->fmt));
+    if (s->fmt == FMT_CSR_VECTOR)
+        snprintf(info->format + strlen(info->format), sizeof info->format - strlen(info->format), "(vs=%u)", s->vs);
+    if (s->fmt == FMT_SELL)
+        snprintf(info->format + strlen(info->format), sizeof info->format - strlen(info->format), "(C=%u)", s->C);
+    snprintf(info->variant, sizeof info->variant, "%s", c->o->variant);
+    info->ndevices = c->nd;
+    info->iterations_run = run;
+    info->t_exchange = c->t_exchange;
+    info->t_allreduce = c->t_allreduce;
+    MPI_Allreduce(MPI_IN_PLACE, &info->t_exchange, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &info->t_allreduce, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    info->launches_per_it = run > 0 ? (double)c->launches / (double)run : 0.0;
+    info->syncs_per_it = run > 0 ? (double)c->syncs / (double)run : 0.0;
+    int64_t bytes = c->size > 1 ? c->p->halo.bytes_sent : 0;
+    for (int d = 0; d < c->nd; d++)   /* device <-> host traffic of the exchange */
+        bytes += 8 * (c->s[d].npack + (c->s[d].ncols - c->s[d].nrows)) * (c->nd > 1 || c->size > 1);
+    info->bytes_sent_min = info->bytes_sent_max = c->size > 1 ? c->p->halo.bytes_sent : 0;
+    (void)bytes;
+    MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_min, 1, MPI_INT64_T, MPI_MIN, c->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_max, 1, MPI_INT64_T, MPI_MAX, c->comm);
+    if (c->prof) {
+        double t[K_COUNT], b[K_COUNT];
+        int64_t n[K_COUNT];
+        memset(t, 0, sizeof t);
+        memset(b, 0, sizeof b);
+        memset(n, 0, sizeof n);
+        for (int d = 0; d < c->nd; d++)
+            for (int kid = 0; kid < K_COUNT; kid++) {
+                t[kid] = c->prof[d].time[kid] > t[kid] ? c->prof[d].time[kid] : t[kid];
+                b[kid] = c->prof[d].bytes[kid] > b[kid] ? c->prof[d].bytes[kid] : b[kid];
+                n[kid] = c->prof[d].calls[kid] > n[kid] ? c->prof[d].calls[kid] : n[kid];
+            }
+        MPI_Allreduce(MPI_IN_PLACE, t, K_COUNT, MPI_DOUBLE, MPI_MAX, c->comm);
+        MPI_Allreduce(MPI_IN_PLACE, b, K_COUNT, MPI_DOUBLE, MPI_MAX, c->comm);
+        MPI_Allreduce(MPI_IN_PLACE, n, K_COUNT, MPI_INT64_T, MPI_MAX, c->comm);
+        info->nk = 0;
+        for (int kid = 0; kid < K_COUNT && info->nk < CLCG_MAX_KSTATS; kid++) {
+            if (!n[kid])
+                continue;
+            clcg_kstat *k = &info->k[info->nk++];
+            snprintf(k->name, sizeof k->name, "%s", clcg_kernel_name(kid));
+            if (kid == K_SPMV_CG || kid == K_SPMV)
+                snprintf(k->name, sizeof k->name, "%s[%s]", clcg_kernel_name(kid), clcg_format_name(s->fmt));
+            k->calls = n[kid];
+            k->time = t[kid];
+            k->bytes = b[kid];
+        }
+    }
+}
+
+clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, clcg_solve_result *res,
+                        clcg_run_info *info)
+{
+    cg_ctx c;
+    clcg_devinfo *list = NULL;
+    clcg_status st = CLCG_OK;
+    unsigned char *needed = NULL;
+    int m = 0, first = 0, count = 0, sharers = 1;
+    int64_t run = 0, bounds[CLCG_MAX_DEVS + 1];
+    const int profiling = o->profile || o->json;
+    double t0 = MPI_Wtime();
+
+    memset(&c, 0, sizeof c);
+    memset(res, 0, sizeof *res);
+    c.comm = comm;
+    c.o = o;
+    c.p = p;
+    c.jacobi = o->precond == CLCG_PRECOND_JACOBI;
+    MPI_Comm_rank(comm, &c.rank);
+    MPI_Comm_size(comm, &c.size);
+
+    st = clcg_ocl_find_devices(o->device_type, o->platform, &list, &m);
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    st = pick_devices(comm, o, list, m, &first, &count, &sharers);
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    info->nranks_per_device = sharers;
+    c.nd = count;
+    if (p->A.nrows < c.nd)
+        c.nd = p->A.nrows > 0 ? (int)p->A.nrows : 1;
+    st = clcg_calloc(&c.s, (size_t)c.nd, sizeof *c.s, "device slices");
+    if (st == CLCG_OK && profiling)
+        st = clcg_calloc(&c.prof, (size_t)c.nd, sizeof *c.prof, "profiles");
+    if (st == CLCG_OK)
+        st = clcg_calloc(&needed, (size_t)p->A.nrows + 1, 1, "row marks");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&c.hp, (size_t)p->A.ncols + 1, sizeof *c.hp, "host copy of p");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+
+    /* rows of this rank over its devices, by nonzeros; rows that leave a device */
+    clcg_partition_by_nnz(p->A.nrows, c.nd, rows_nnz, &p->A, bounds);
+    if (c.size > 1) {
+        const clcg_halo *h = &p->halo;
+        if (h->mode == CLCG_EXCHANGE_ALLGATHER)
+            memset(needed, 1, (size_t)p->A.nrows);
+        else if (h->mode == CLCG_EXCHANGE_NEEDED)
+            for (int64_t k = 0; k < h->nexport; k++)
+                needed[h->export_idx[k]] = 1;
+        else
+            for (int64_t k = 0; k < h->send_ptr[h->nsend]; k++)
+                needed[h->send_idx[k]] = 1;
+    }
+    for (int d = 0; d < c.nd && c.nd > 1; d++)
+        for (int64_t k = p->A.rowptr[bounds[d]]; k < p->A.rowptr[bounds[d + 1]]; k++)
+            if (p->A.colind[k] < p->A.nrows && (p->A.colind[k] < bounds[d] || p->A.colind[k] >= bounds[d + 1]))
+                needed[p->A.colind[k]] = 1;
+
+    char opts[256];
+    snprintf(opts, sizeof opts, "-DCLCG_PRECISION=64");
+    for (int d = 0; d < c.nd && st == CLCG_OK; d++) {
+        clcg_slice *s = &c.s[d];
+        const clcg_devinfo *di = &list[first + (d % count)];
+        st = clcg_dev_open(di, profiling, opts, &s->dev);
+        if (st != CLCG_OK)
+            break;
+        clcg_fmt fmt = clcg_format_choose(&p->A, o->format, di, &s->vs);
+        s->C = di->is_gpu ? 32 : 8;
+        clcg_tune_defaults(s);
+        st = clcg_slice_upload(s, &p->A, bounds[d], bounds[d + 1], needed, fmt, c.jacobi);
+        if (st == CLCG_OK && !o->no_tune)
+            st = clcg_tune(s, o->tune_cache, o->tune, c.jacobi, info->tuning, sizeof info->tuning, &info->t_tune);
+        else if (st == CLCG_OK)
+            snprintf(info->tuning, sizeof info->tuning, "defaults (--no-tune)");
+    }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    info->t_device_setup = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &info->t_device_setup, 1, MPI_DOUBLE, MPI_MAX, comm);
+
+    /* solve */
+    {
+        double bb = 0.0;
+        for (int64_t i = 0; i < p->A.nrows; i++)
+            bb += p->b[i] * p->b[i];
+        MPI_Allreduce(MPI_IN_PLACE, &bb, 1, MPI_DOUBLE, MPI_SUM, comm);
+        res->bnorm = sqrt(bb);
+        const double bnorm = bb > 0.0 ? sqrt(bb) : 1.0;
+        const double tol2 = (o->rtol * bnorm) * (o->rtol * bnorm);
+        MPI_Barrier(comm);
+        double ts = MPI_Wtime();
+        if (c.size == 1 && c.nd == 1)
+            st = solve_fused(&c, tol2, bnorm, res, &run);
+        else
+            st = solve_host(&c, tol2, bnorm, res, &run);
+        for (int d = 0; d < c.nd && st == CLCG_OK; d++)
+            st = clcg_cl_fail_if(clFinish(c.s[d].dev.queue), "clFinish");
+        res->solve_time = MPI_Wtime() - ts;
+        info->solve_min = info->solve_max = res->solve_time;
+        MPI_Allreduce(MPI_IN_PLACE, &info->solve_min, 1, MPI_DOUBLE, MPI_MIN, comm);
+        MPI_Allreduce(MPI_IN_PLACE, &info->solve_max, 1, MPI_DOUBLE, MPI_MAX, comm);
+        res->solve_time = info->solve_max;
+    }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    for (int d = 0; d < c.nd && st == CLCG_OK; d++) {
+        clcg_slice *s = &c.s[d];
+        if (s->nrows)
+            st = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->x, CL_TRUE, 0, (size_t)s->nrows * sizeof(double),
+                                                     p->x + s->row_lo, 0, NULL, NULL), "clEnqueueReadBuffer(x)");
+        if (st == CLCG_OK && c.prof)
+            st = clcg_prof_harvest(&c.prof[d], s, c.jacobi);
+    }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    fill_info(&c, info, run);
+    /* the true residual, on the host, independent of the device kernels */
+    st = clcg_true_residual(&p->A, &p->halo, p->b, p->x, &res->true_residual);
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+out:
+    for (int d = 0; c.s && d < c.nd; d++) {
+        if (c.prof && c.prof[d].n)
+            clcg_prof_harvest(&c.prof[d], &c.s[d], c.jacobi);
+        if (c.prof) {
+            free(c.prof[d].ev);
+            free(c.prof[d].kid);
+        }
+        clcg_slice_free(&c.s[d]);
+    }
+    free(c.s);
+    free(c.prof);
+    free(c.hp);
+    free(needed);
+    free(list);
+    return st;
+}

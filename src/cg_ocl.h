@@ -1,0 +1,73 @@
+/* The rank's rows on its OpenCL devices: matrix formats, buffers, kernels, launches. */
+#ifndef CLCG_CG_OCL_H
+#define CLCG_CG_OCL_H
+
+#include "ocl.h"
+#include "solve.h"
+
+#define CLCG_MAX_DEVS 16
+
+typedef enum { FMT_CSR_SCALAR = 0, FMT_CSR_VECTOR, FMT_SELL } clcg_fmt;
+
+/* kernels, in profile-table order */
+enum {
+    K_SPMV_CG = 0, K_SPMV, K_UPDATE_XR, K_UPDATE_P, K_RESIDUAL_INIT, K_REDUCE, K_CHECK,
+    K_PACK, K_DOT, K_COUNT
+};
+
+typedef struct {
+    size_t wg, ng;          /* local size, number of work-groups */
+} clcg_launch;
+
+/* One device's share of the rank's rows. */
+typedef struct {
+    clcg_dev dev;
+    int64_t row_lo, nrows, ncols, nnz;   /* rank-local first row, owned rows, + ghosts */
+    clcg_fmt fmt;
+    unsigned vs, C;                      /* CSR vector team size, SELL slice height */
+    cl_mem ptr, col, val;                /* CSR row pointers or SELL slice pointers */
+    cl_mem x, r, q, b, dinv, p[2];
+    cl_mem part_pq, part_rz[2], part_rr[2], red, g_rz[2], g_pq, scal;
+    cl_mem pack_idx, pack_buf, rows_int, rows_bnd;
+    cl_mem hpin_pack, hpin_ghost, hpin_red, hpin_glob;  /* pinned host staging */
+    double *hpack, *hghost, *hred, *hglob;              /* their mapped pointers */
+    int64_t npack, nint, nbnd;
+    int64_t *pack_dst;       /* pack entry k -> rank-local row */
+    int64_t *ghost_src;      /* device ghost k -> rank-local column */
+    cl_kernel k[K_COUNT];
+    cl_kernel kcg[2], kxr[2];            /* fused-path kernels, args preset per parity */
+    clcg_launch spmv, vec;
+    size_t nparts;                       /* room for partial sums (per half) */
+    size_t npq_parts;                    /* p'q partial sums written this iteration */
+} clcg_slice;
+
+/* profiling events waiting to be read */
+typedef struct {
+    cl_event *ev;
+    int *kid;
+    int n, cap;
+    double time[K_COUNT];
+    int64_t calls[K_COUNT];
+    double bytes[K_COUNT];
+} clcg_prof;
+
+clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int64_t hi,
+                              const unsigned char *needed, clcg_fmt fmt, int jacobi);
+void clcg_slice_free(clcg_slice *s);
+clcg_fmt clcg_format_choose(const clcg_csr *A, const char *name, const clcg_devinfo *d,
+                            unsigned *vs);
+const char *clcg_format_name(clcg_fmt f);
+const char *clcg_kernel_name(int kid);
+double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi);
+
+/* Enqueue kernel kid with the slice's launch shape; profiled when prof != NULL. */
+clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L,
+                               clcg_prof *prof);
+clcg_status clcg_prof_harvest(clcg_prof *prof, const clcg_slice *s, int jacobi);
+
+/* Work-group shapes: defaults, or tuned and cached (tune.c). */
+clcg_status clcg_tune(clcg_slice *s, const char *cache, int force, int jacobi, char *how, size_t howlen,
+                      double *seconds);
+void clcg_tune_defaults(clcg_slice *s);
+
+#endif

@@ -1,0 +1,223 @@
+/* OpenCL platforms and devices: enumeration, choice, contexts and queues, checked calls. */
+#include "ocl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+
+const char *clcg_cl_error_name(cl_int e)
+{
+    switch (e) {
+#define E(x) case x: return #x;
+    E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE) E(CL_COMPILER_NOT_AVAILABLE)
+    E(CL_MEM_OBJECT_ALLOCATION_FAILURE) E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY)
+    E(CL_PROFILING_INFO_NOT_AVAILABLE) E(CL_MEM_COPY_OVERLAP) E(CL_IMAGE_FORMAT_MISMATCH)
+    E(CL_IMAGE_FORMAT_NOT_SUPPORTED) E(CL_BUILD_PROGRAM_FAILURE) E(CL_MAP_FAILURE)
+    E(CL_MISALIGNED_SUB_BUFFER_OFFSET) E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    E(CL_COMPILE_PROGRAM_FAILURE) E(CL_LINKER_NOT_AVAILABLE) E(CL_LINK_PROGRAM_FAILURE)
+    E(CL_DEVICE_PARTITION_FAILED) E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE) E(CL_INVALID_VALUE)
+    E(CL_INVALID_DEVICE_TYPE) E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
+    E(CL_INVALID_QUEUE_PROPERTIES) E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_HOST_PTR)
+    E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR) E(CL_INVALID_IMAGE_SIZE)
+    E(CL_INVALID_SAMPLER) E(CL_INVALID_BINARY) E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM)
+    E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL_DEFINITION)
+    E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
+    E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
+    E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_OFFSET) E(CL_INVALID_EVENT_WAIT_LIST)
+    E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION) E(CL_INVALID_GL_OBJECT) E(CL_INVALID_BUFFER_SIZE)
+    E(CL_INVALID_MIP_LEVEL) E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_PROPERTY)
+#undef E
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL platform: is an ICD installed?)";
+    default: return "CL_UNKNOWN_ERROR";
+    }
+}
+
+clcg_status clcg_cl_fail(const char *file, int line, const char *call, cl_int err)
+{
+    clcg_status s = (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)
+                        ? CLCG_ERR_DEVICE : CLCG_ERR_OPENCL;
+    clcg_error(s, "%s:%d: %s -> %s (%d)", file, line, call, clcg_cl_error_name(err), err);
+    clcg_error_trace(file, line, call, s);
+    return s;
+}
+
+static clcg_status dev_info(cl_platform_id p, cl_device_id d, clcg_devinfo *o)
+{
+    cl_device_type t;
+    char ext[8192];
+    size_t len = 0;
+    memset(o, 0, sizeof *o);
+    o->platform = p;
+    o->device = d;
+    CLCG_CL(clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof o->platform_name - 1, o->platform_name, NULL));
+    CLCG_CL(clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof o->name - 1, o->name, NULL));
+    CLCG_CL(clGetDeviceInfo(d, CL_DEVICE_VENDOR, sizeof o->vendor - 1, o->vendor, NULL));
+    CLCG_CL(clGetDeviceInfo(d, CL_DRIVER_VERSION, sizeof o->driver - 1, o->driver, NULL));
+    CLCG_CL(clGetDeviceInfo(d, CL_DEVICE_VERSION, sizeof o->version - 1, o->version, NULL));
+    CLCG_CL(clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof t, &t, NULL));
+    CLCG_CL(clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof o->compute_units, &o->compute_units, NULL));
+    CLCG_CL(clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof o->max_wg, &o->max_wg, NULL));
+    CLCG_CL(clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof o->global_mem, &o->global_mem, NULL));
+    CLCG_CL(clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof o->max_alloc, &o->max_alloc, NULL));
+    CLCG_CL(clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof o->local_mem, &o->local_mem, NULL));
+    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, &len) != CL_SUCCESS)
+        len = 0;
+    ext[len < sizeof ext ? len : sizeof ext - 1] = '\0';
+    o->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+    o->is_gpu = (t & CL_DEVICE_TYPE_GPU) != 0;
+    return CLCG_OK;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+static int type_matches(const clcg_devinfo *d, const char *type)
+{
+    if (!type || !strcmp(type, "all"))
+        return 1;
+    return !strcmp(type, "gpu") ? d->is_gpu : !d->is_gpu;
+}
+
+clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_devinfo **list,
+                                  int *count)
+{
+    cl_uint np = 0;
+    cl_platform_id plats[32];
+    clcg_devinfo *all = NULL;
+    int n = 0, cap = 0, ngpu = 0;
+    *list = NULL;
+    *count = 0;
+    cl_int e = clGetPlatformIDs(32, plats, &np);
+    if (e == -1001 || (e == CL_SUCCESS && np == 0))
+        return clcg_error(CLCG_ERR_DEVICE,
+                          "no OpenCL platform found: install an ICD (apt-get install pocl-opencl-icd for CPUs), "
+                          "or check OCL_ICD_FILENAMES / /etc/OpenCL/vendors");
+    CLCG_CL(e);
+    for (cl_uint i = 0; i < np && i < 32; i++) {
+        char pname[256] = "";
+        cl_uint nd = 0;
+        cl_device_id devs[64];
+        clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+        if (platform && !contains_nocase(pname, platform))
+            continue;
+        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS)
+            continue;
+        for (cl_uint j = 0; j < nd && j < 64; j++) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 8;
+                clcg_status s = clcg_realloc(&all, (size_t)cap, sizeof *all, "device list");
+                if (s != CLCG_OK) {
+                    free(all);
+                    return s;
+                }
+            }
+            clcg_status s = dev_info(plats[i], devs[j], &all[n]);
+            if (s != CLCG_OK) {
+                free(all);
+                return s;
+            }
+            ngpu += all[n].is_gpu;
+            n++;
+        }
+    }
+    if (!type)
+        type = ngpu ? "gpu" : "cpu";
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (type_matches(&all[i], type))
+            all[m++] = all[i];
+    if (m == 0) {
+        free(all);
+        return clcg_error(CLCG_ERR_DEVICE, "no OpenCL %s device found%s%s (see --list-devices)",
+                          !strcmp(type, "all") ? "" : type, platform ? " on a platform matching " : "",
+                          platform ? platform : "");
+    }
+    *list = all;
+    *count = m;
+    return CLCG_OK;
+}
+
+clcg_status clcg_ocl_list(FILE *out)
+{
+    clcg_devinfo *d;
+    int n;
+    CLCG_CALL(clcg_ocl_find_devices("all", NULL, &d, &n));
+    fprintf(out, "%-3s %-4s %-40s %-28s %5s %9s %5s  %s\n", "#", "type", "device", "platform", "CUs",
+            "memory", "fp64", "driver");
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%-3d %-4s %-40.40s %-28.28s %5u %6.1f GiB %5s  %s\n", i, d[i].is_gpu ? "gpu" : "cpu",
+                d[i].name, d[i].platform_name, d[i].compute_units, (double)d[i].global_mem / (1 << 30),
+                d[i].has_fp64 ? "yes" : "no", d[i].driver);
+    free(d);
+    return CLCG_OK;
+}
+
+clcg_status clcg_dev_open(const clcg_devinfo *info, int profiling, const char *build_options, clcg_dev *d)
+{
+    cl_int e;
+    memset(d, 0, sizeof *d);
+    d->info = *info;
+    d->profiling = profiling;
+    if (!info->has_fp64)
+        return clcg_error(CLCG_ERR_DEVICE,
+                          "device '%s' (%s) lacks cl_khr_fp64: double precision is required",
+                          info->name, info->platform_name);
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)info->platform, 0};
+    d->ctx = clCreateContext(props, 1, &info->device, NULL, NULL, &e);
+    CLCG_CL(e);
+    d->queue = clCreateCommandQueue(d->ctx, info->device, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+    CLCG_CL(e);
+    CLCG_CALL(clcg_ocl_build(d, build_options));
+    return CLCG_OK;
+}
+
+void clcg_dev_close(clcg_dev *d)
+{
+    if (d->prog)
+        clReleaseProgram(d->prog);
+    if (d->queue)
+        clReleaseCommandQueue(d->queue);
+    if (d->ctx)
+        clReleaseContext(d->ctx);
+    memset(d, 0, sizeof *d);
+}
+
+clcg_status clcg_dev_alloc(clcg_dev *d, cl_mem_flags flags, size_t bytes, void *host, const char *what,
+                           cl_mem *out)
+{
+    cl_int e;
+    if (bytes == 0)
+        bytes = 8;
+    if (bytes > d->info.max_alloc || d->allocated + bytes > d->info.global_mem)
+        return clcg_error(CLCG_ERR_DEVICE,
+                          "device '%s' out of memory: %s needs %.1f MiB (%.1f MiB in use); the device has %.1f MiB "
+                          "(largest buffer %.1f MiB): use more ranks or devices",
+                          d->info.name, what, (double)bytes / 1048576.0, (double)d->allocated / 1048576.0,
+                          (double)d->info.global_mem / 1048576.0, (double)d->info.max_alloc / 1048576.0);
+    *out = clCreateBuffer(d->ctx, flags, bytes, host, &e);
+    if (e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_RESOURCES || e == CL_OUT_OF_HOST_MEMORY)
+        return clcg_error(CLCG_ERR_DEVICE, "device '%s' out of memory: %s needs %.1f MiB (%.1f MiB in use of %.1f MiB)",
+                          d->info.name, what, (double)bytes / 1048576.0, (double)d->allocated / 1048576.0,
+                          (double)d->info.global_mem / 1048576.0);
+    CLCG_CL(e);
+    d->allocated += bytes;
+    return CLCG_OK;
+}
+
+clcg_status clcg_dev_kernel(clcg_dev *d, const char *name, cl_kernel *k)
+{
+    cl_int e;
+    *k = clCreateKernel(d->prog, name, &e);
+    CLCG_CL(e);
+    return CLCG_OK;
+}

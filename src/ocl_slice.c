@@ -1,0 +1,382 @@
+/* A device's share of the rank's rows: choose the storage form (CSR scalar, CSR vector,
+ * SELL-C), build it with the device's local column numbering, and create the buffers,
+ * pinned staging areas and kernels. */
+#include "cg_ocl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *clcg_format_name(clcg_fmt f)
+{
+    static const char *const names[] = {"csr-scalar", "csr-vector", "sell"};
+    return names[f];
+}
+
+static const char *const knames[K_COUNT] = {"spmv_cg", "spmv", "update_xr", "update_p",
+                                            "residual_init", "reduce_sum", "check_stop", "pack", "dot_part"};
+
+const char *clcg_kernel_name(int kid)
+{
+    return knames[kid];
+}
+
+/* Row-length statistics decide: long rows want a team per row, regular short rows SELL
+ * (GPUs) and plain CSR on CPUs. */
+clcg_fmt clcg_format_choose(const clcg_csr *A, const char *name, const clcg_devinfo *d, unsigned *vs)
+{
+    double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
+    int64_t maxlen = 0;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+        if (len > maxlen)
+            maxlen = len;
+    }
+    *vs = 2;
+    while (*vs < 32 && *vs * 2 <= mean)
+        *vs *= 2;
+    if (name && strcmp(name, "auto") != 0) {
+        if (!strcmp(name, "csr-vector"))
+            return FMT_CSR_VECTOR;
+        return !strcmp(name, "sell") ? FMT_SELL : FMT_CSR_SCALAR;
+    }
+    if (!d->is_gpu)
+        return FMT_CSR_SCALAR;
+    if (mean >= 24.0)
+        return FMT_CSR_VECTOR;
+    if ((double)maxlen <= 4.0 * mean + 4.0)
+        return FMT_SELL;
+    return FMT_CSR_VECTOR;
+}
+
+static clcg_status buf_from(clcg_slice *s, const void *host, size_t bytes, const char *what, cl_mem *m)
+{
+    return clcg_dev_alloc(&s->dev, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                          (void *)host, what, m);
+}
+
+static clcg_status pinned(clcg_slice *s, size_t count, cl_mem *m, double **ptr)
+{
+    cl_int e;
+    *m = clCreateBuffer(s->dev.ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, (count ? count : 1) * sizeof(double),
+                        NULL, &e);
+    CLCG_CL(e);
+    *ptr = clEnqueueMapBuffer(s->dev.queue, *m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                              (count ? count : 1) * sizeof(double), 0, NULL, NULL, &e);
+    CLCG_CL(e);
+    return CLCG_OK;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int64_t find_i64(const int64_t *v, int64_t n, int64_t g)
+{
+    int64_t lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < g)
+            lo = mid + 1;
+        else if (v[mid] > g)
+            hi = mid - 1;
+        else
+            return mid;
+    }
+    return -1;
+}
+
+/* Rows [lo,hi) of the rank's A on this device.  needed[i] marks rank-local rows whose p
+ * entries leave the device (to sibling devices or other ranks). */
+clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int64_t hi,
+                              const unsigned char *needed, clcg_fmt fmt, int jacobi)
+{
+    const int64_t n = hi - lo, nnz = A->rowptr[hi] - A->rowptr[lo];
+    int64_t ng = 0, *ghost = NULL;
+    cl_uint *ptr = NULL, *col = NULL, *rows = NULL, *pidx = NULL;
+    double *val = NULL, *dinv = NULL, zero = 0.0;
+    clcg_status st = CLCG_OK;
+
+    s->row_lo = lo;
+    s->nrows = n;
+    s->nnz = nnz;
+    s->fmt = fmt;
+    if (nnz >= (int64_t)UINT32_MAX || A->ncols >= (int64_t)INT32_MAX)
+        return clcg_error(CLCG_ERR_INPUT, "a device's share holds %lld entries: more than 32-bit indices allow; "
+                          "use more ranks or devices", (long long)nnz);
+
+    /* device ghosts: columns outside [lo,hi), ascending */
+    CLCG_CHECK(st, clcg_malloc(&ghost, (size_t)nnz + 1, sizeof *ghost, "device ghost list"), out);
+    for (int64_t k = A->rowptr[lo]; k < A->rowptr[hi]; k++)
+        if (A->colind[k] < lo || A->colind[k] >= hi)
+            ghost[ng++] = A->colind[k];
+    qsort(ghost, (size_t)ng, sizeof *ghost, cmp_i64);
+    {
+        int64_t u = 0;
+        for (int64_t k = 0; k < ng; k++)
+            if (!u || ghost[u - 1] != ghost[k])
+                ghost[u++] = ghost[k];
+        ng = u;
+    }
+    s->ncols = n + ng;
+    s->ghost_src = ghost;
+    ghost = NULL;
+
+    /* columns in device numbering, and the row split for overlap */
+    CLCG_CHECK(st, clcg_malloc(&col, (size_t)nnz + 1, sizeof *col, "column indices"), out);
+    CLCG_CHECK(st, clcg_malloc(&rows, (size_t)n + 1, sizeof *rows, "row split"), out);
+    s->nint = 0;
+    s->nbnd = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        int bnd = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            int64_t c = A->colind[k];
+            if (c >= lo && c < hi) {
+                col[k - A->rowptr[lo]] = (cl_uint)(c - lo);
+            } else {
+                col[k - A->rowptr[lo]] = (cl_uint)(n + find_i64(s->ghost_src, ng, c));
+                bnd = 1;
+            }
+        }
+        if (!bnd)
+            rows[s->nint++] = (cl_uint)(i - lo);
+    }
+    for (int64_t i = lo, b = 0; i < hi; i++) {   /* boundary rows after the interior ones */
+        int bnd = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1] && !bnd; k++)
+            bnd = A->colind[k] < lo || A->colind[k] >= hi;
+        if (bnd)
+            rows[s->nint + b++] = (cl_uint)(i - lo);
+    }
+    s->nbnd = n - s->nint;
+
+    if (fmt == FMT_SELL) {
+        const int64_t C = s->C, nsl = (n + C - 1) / C;
+        int64_t total = 0;
+        CLCG_CHECK(st, clcg_malloc(&ptr, (size_t)nsl + 1, sizeof *ptr, "slice pointers"), out);
+        ptr[0] = 0;
+        for (int64_t sl = 0; sl < nsl; sl++) {
+            int64_t w = 0;
+            for (int64_t i = sl * C; i < (sl + 1) * C && i < n; i++) {
+                int64_t len = A->rowptr[lo + i + 1] - A->rowptr[lo + i];
+                if (len > w)
+                    w = len;
+            }
+            total += w * C;
+            if (total >= (int64_t)UINT32_MAX) {
+                st = clcg_error(CLCG_ERR_INPUT, "SELL storage too large for 32-bit offsets; use --format csr-vector");
+                goto out;
+            }
+            ptr[sl + 1] = (cl_uint)total;
+        }
+        cl_uint *scol = NULL;
+        double *sval = NULL;
+        CLCG_CHECK(st, clcg_malloc(&scol, (size_t)total + 1, sizeof *scol, "SELL columns"), out);
+        st = clcg_malloc(&sval, (size_t)total + 1, sizeof *sval, "SELL values");
+        if (st != CLCG_OK) {
+            free(scol);
+            goto out;
+        }
+        for (int64_t sl = 0; sl < nsl; sl++) {
+            int64_t w = (ptr[sl + 1] - ptr[sl]) / C;
+            for (int64_t l = 0; l < C; l++) {
+                int64_t i = sl * C + l;
+                int64_t b0 = i < n ? A->rowptr[lo + i] - A->rowptr[lo] : 0;
+                int64_t len = i < n ? A->rowptr[lo + i + 1] - A->rowptr[lo + i] : 0;
+                for (int64_t k = 0; k < w; k++) {
+                    int64_t at = ptr[sl] + k * C + l;
+                    scol[at] = k < len ? col[b0 + k] : (cl_uint)(i < n ? i : 0);
+                    sval[at] = k < len ? A->val[A->rowptr[lo] + b0 + k] : 0.0;
+                }
+            }
+        }
+        st = buf_from(s, ptr, ((size_t)nsl + 1) * sizeof *ptr, "SELL slice pointers", &s->ptr);
+        if (st == CLCG_OK)
+            st = buf_from(s, scol, (size_t)total * sizeof *scol, "SELL columns", &s->col);
+        if (st == CLCG_OK)
+            st = buf_from(s, sval, (size_t)total * sizeof *sval, "SELL values", &s->val);
+        free(scol);
+        free(sval);
+        if (st != CLCG_OK)
+            goto out;
+    } else {
+        int64_t base = A->rowptr[lo];
+        CLCG_CHECK(st, clcg_malloc(&ptr, (size_t)n + 1, sizeof *ptr, "row pointers"), out);
+        for (int64_t i = 0; i <= n; i++)
+            ptr[i] = (cl_uint)(A->rowptr[lo + i] - base);
+        CLCG_CHECK(st, buf_from(s, ptr, ((size_t)n + 1) * sizeof *ptr, "row pointers", &s->ptr), out);
+        CLCG_CHECK(st, buf_from(s, col, (size_t)nnz * sizeof *col, "column indices", &s->col), out);
+        CLCG_CHECK(st, buf_from(s, A->val + base, (size_t)nnz * sizeof(double), "matrix values", &s->val), out);
+    }
+
+    /* vectors: x, r, p[2] hold ghosts; partial sums sized for the largest launch */
+    const size_t vb = (size_t)s->ncols * sizeof(double), ob = (size_t)(n ? n : 1) * sizeof(double);
+    const size_t pb = s->nparts * 2 * sizeof(double);
+    CLCG_CHECK(st, buf_from(s, NULL, vb, "vector x", &s->x), out);
+    CLCG_CHECK(st, buf_from(s, NULL, ob, "vector r", &s->r), out);
+    CLCG_CHECK(st, buf_from(s, NULL, ob, "vector q", &s->q), out);
+    CLCG_CHECK(st, buf_from(s, NULL, ob, "vector b", &s->b), out);
+    CLCG_CHECK(st, buf_from(s, NULL, vb, "vector p", &s->p[0]), out);
+    CLCG_CHECK(st, buf_from(s, NULL, vb, "vector p (previous)", &s->p[1]), out);
+    CLCG_CHECK(st, buf_from(s, NULL, pb, "partial sums", &s->part_pq), out);
+    for (int i = 0; i < 2; i++) {
+        CLCG_CHECK(st, buf_from(s, NULL, pb, "partial sums", &s->part_rz[i]), out);
+        CLCG_CHECK(st, buf_from(s, NULL, pb, "partial sums", &s->part_rr[i]), out);
+    }
+    CLCG_CHECK(st, buf_from(s, NULL, 8 * sizeof(double), "reductions", &s->red), out);
+    for (int i = 0; i < 2; i++)
+        CLCG_CHECK(st, buf_from(s, NULL, sizeof(double), "reduced values", &s->g_rz[i]), out);
+    CLCG_CHECK(st, buf_from(s, NULL, sizeof(double), "reduced values", &s->g_pq), out);
+    CLCG_CHECK(st, buf_from(s, NULL, S_COUNT * sizeof(double), "solver scalars", &s->scal), out);
+    for (int i = 0; i < 2; i++)
+        CLCG_CHECK(st, clcg_cl_fail_if(clEnqueueFillBuffer(s->dev.queue, s->p[i], &zero, sizeof zero, 0, vb, 0,
+                                                            NULL, NULL), "clEnqueueFillBuffer"), out);
+    CLCG_CHECK(st, clcg_cl_fail_if(clEnqueueFillBuffer(s->dev.queue, s->x, &zero, sizeof zero, 0, vb, 0, NULL, NULL),
+                                   "clEnqueueFillBuffer"), out);
+    if (jacobi) {
+        CLCG_CHECK(st, clcg_malloc(&dinv, (size_t)n + 1, sizeof *dinv, "Jacobi diagonal"), out);
+        for (int64_t i = lo; i < hi; i++) {
+            double d = 0.0;
+            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+                if (A->colind[k] == i)
+                    d += A->val[k];
+            dinv[i - lo] = 1.0 / d;    /* positive: checked at assembly */
+        }
+        CLCG_CHECK(st, buf_from(s, dinv, ob, "Jacobi diagonal", &s->dinv), out);
+    }
+    if (s->nint < n && s->nint > 0) {
+        CLCG_CHECK(st, buf_from(s, rows, (size_t)s->nint * sizeof *rows, "interior rows", &s->rows_int), out);
+        CLCG_CHECK(st, buf_from(s, rows + s->nint, (size_t)s->nbnd * sizeof *rows, "boundary rows", &s->rows_bnd), out);
+    }
+
+    /* what leaves the device: rows needed by siblings or other ranks */
+    s->npack = 0;
+    for (int64_t i = lo; i < hi; i++)
+        s->npack += needed[i] != 0;
+    CLCG_CHECK(st, clcg_malloc(&s->pack_dst, (size_t)s->npack + 1, sizeof *s->pack_dst, "pack list"), out);
+    CLCG_CHECK(st, clcg_malloc(&pidx, (size_t)s->npack + 1, sizeof *pidx, "pack list"), out);
+    for (int64_t i = lo, k = 0; i < hi; i++)
+        if (needed[i]) {
+            s->pack_dst[k] = i;
+            pidx[k++] = (cl_uint)(i - lo);
+        }
+    if (s->npack) {
+        CLCG_CHECK(st, buf_from(s, pidx, (size_t)s->npack * sizeof *pidx, "pack list", &s->pack_idx), out);
+        CLCG_CHECK(st, buf_from(s, NULL, (size_t)s->npack * sizeof(double), "pack buffer", &s->pack_buf), out);
+    }
+    CLCG_CHECK(st, pinned(s, (size_t)s->npack, &s->hpin_pack, &s->hpack), out);
+    CLCG_CHECK(st, pinned(s, (size_t)ng, &s->hpin_ghost, &s->hghost), out);
+    CLCG_CHECK(st, pinned(s, 2 * S_COUNT, &s->hpin_red, &s->hred), out);
+    CLCG_CHECK(st, pinned(s, 8, &s->hpin_glob, &s->hglob), out);
+
+    for (int kid = 0; kid < K_COUNT; kid++) {
+        char name[64];
+        const char *spmv = fmt == FMT_SELL ? "spmv_sell" : fmt == FMT_CSR_VECTOR ? "spmv_csr_vector" : "spmv_csr_scalar";
+        if (kid == K_SPMV_CG || kid == K_SPMV)
+            snprintf(name, sizeof name, "%s_%s", spmv, kid == K_SPMV_CG ? "cg" : "dot");
+        else
+            snprintf(name, sizeof name, "%s", knames[kid]);
+        CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->k[kid]), out);
+        if (kid == K_SPMV_CG)
+            for (int i = 0; i < 2; i++)
+                CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->kcg[i]), out);
+        if (kid == K_UPDATE_XR)
+            for (int i = 0; i < 2; i++)
+                CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->kxr[i]), out);
+    }
+out:
+    free(ghost);
+    free(ptr);
+    free(col);
+    free(rows);
+    free(pidx);
+    free(val);
+    free(dinv);
+    return st;
+}
+
+void clcg_slice_free(clcg_slice *s)
+{
+    cl_mem *mems[] = {&s->ptr, &s->col, &s->val, &s->x, &s->r, &s->q, &s->b, &s->dinv, &s->p[0], &s->p[1],
+                      &s->part_pq, &s->part_rz[0], &s->part_rz[1], &s->part_rr[0], &s->part_rr[1], &s->red,
+                      &s->g_rz[0], &s->g_rz[1], &s->g_pq, &s->scal, &s->pack_idx, &s->pack_buf, &s->rows_int, &s->rows_bnd};
+    struct { cl_mem *m; double **p; } pins[] = {{&s->hpin_pack, &s->hpack}, {&s->hpin_ghost, &s->hghost},
+                                                {&s->hpin_red, &s->hred}, {&s->hpin_glob, &s->hglob}};
+    for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)
+        if (*pins[i].m) {
+            if (*pins[i].p && s->dev.queue)
+                clEnqueueUnmapMemObject(s->dev.queue, *pins[i].m, *pins[i].p, 0, NULL, NULL);
+            clReleaseMemObject(*pins[i].m);
+        }
+    if (s->dev.queue)
+        clFinish(s->dev.queue);
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+        if (*mems[i])
+            clReleaseMemObject(*mems[i]);
+    for (int i = 0; i < K_COUNT; i++)
+        if (s->k[i])
+            clReleaseKernel(s->k[i]);
+    for (int i = 0; i < 2; i++) {
+        if (s->kcg[i])
+            clReleaseKernel(s->kcg[i]);
+        if (s->kxr[i])
+            clReleaseKernel(s->kxr[i]);
+    }
+    free(s->pack_dst);
+    free(s->ghost_src);
+    clcg_dev_close(&s->dev);
+    memset(s, 0, sizeof *s);
+}
+
+/* Bytes each kernel moves per call, by its traffic model (double values, 32-bit indices). */
+double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
+{
+    const double n = (double)s->nrows, nnz = (double)s->nnz, j = jacobi ? 8.0 * n : 0.0;
+    switch (kid) {
+    case K_SPMV: return 12.0 * nnz + 20.0 * n;
+    case K_SPMV_CG: return 12.0 * nnz + 36.0 * n + j;
+    case K_UPDATE_XR: return 48.0 * n + j;
+    case K_UPDATE_P: return 24.0 * n + j;
+    case K_RESIDUAL_INIT: return 24.0 * n + j;
+    case K_PACK: return 12.0 * (double)s->npack;
+    case K_DOT: return 16.0 * n;
+    default: return 8.0 * (double)s->nparts;
+    }
+}
+
+clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L, clcg_prof *prof)
+{
+    size_t g = L->wg * L->ng, l = L->wg;
+    cl_event ev = NULL;
+    CLCG_CL(clEnqueueNDRangeKernel(s->dev.queue, k, 1, NULL, &g, &l, 0, NULL, prof ? &ev : NULL));
+    if (prof) {
+        if (prof->n == prof->cap) {
+            int cap = prof->cap ? 2 * prof->cap : 256;
+            CLCG_CALL(clcg_realloc(&prof->ev, (size_t)cap, sizeof *prof->ev, "profiling events"));
+            CLCG_CALL(clcg_realloc(&prof->kid, (size_t)cap, sizeof *prof->kid, "profiling events"));
+            prof->cap = cap;
+        }
+        prof->ev[prof->n] = ev;
+        prof->kid[prof->n++] = kid;
+    }
+    return CLCG_OK;
+}
+
+clcg_status clcg_prof_harvest(clcg_prof *prof, const clcg_slice *s, int jacobi)
+{
+    for (int i = 0; i < prof->n; i++) {
+        cl_ulong t0 = 0, t1 = 0;
+        CLCG_CL(clWaitForEvents(1, &prof->ev[i]));
+        CLCG_CL(clGetEventProfilingInfo(prof->ev[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL));
+        CLCG_CL(clGetEventProfilingInfo(prof->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL));
+        clReleaseEvent(prof->ev[i]);
+        int kid = prof->kid[i];
+        prof->time[kid] += 1e-9 * (double)(t1 - t0);
+        prof->calls[kid]++;
+        prof->bytes[kid] += clcg_kernel_bytes(s, kid, jacobi);
+    }
+    prof->n = 0;
+    return CLCG_OK;
+}

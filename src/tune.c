@@ -1,0 +1,214 @@
+/* Work-group shapes per kernel and device: local size and work-groups per compute unit.
+ * Defaults need no search; the search tries local sizes in turn and, for each, more
+ * work-groups per compute unit until the time stops falling (the first local minimum),
+ * then keeps the best in a cache file keyed by device, driver, kernel form and size. */
+#include "cg_ocl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { MAX_GPC = 64 };
+
+void clcg_tune_defaults(clcg_slice *s)
+{
+    const size_t cu = s->dev.info.compute_units ? s->dev.info.compute_units : 1;
+    size_t wg = s->dev.info.is_gpu ? 256 : 64;
+    while (wg > s->dev.info.max_wg)
+        wg /= 2;
+    if (wg < s->vs)
+        wg = s->vs;
+    s->spmv.wg = s->vec.wg = wg;
+    s->spmv.ng = s->vec.ng = cu * (s->dev.info.is_gpu ? 8 : 4);
+    s->nparts = cu * MAX_GPC;
+}
+
+static void cache_path(const char *given, char *out, size_t len)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (given)
+        snprintf(out, len, "%s", given);
+    else if (xdg && *xdg)
+        snprintf(out, len, "%s/clcg-mpi/tune.txt", xdg);
+    else
+        snprintf(out, len, "%s/.cache/clcg-mpi/tune.txt", home && *home ? home : ".");
+}
+
+static void make_parent(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *q = dir + 1; *q; q++)
+        if (*q == '/') {
+            *q = '\0';
+            mkdir(dir, 0755);
+            *q = '/';
+        }
+}
+
+static void tune_key(const clcg_slice *s, const char *kernel, char *key, size_t len)
+{
+    int cls = 0;
+    for (int64_t n = s->nrows; n > 1; n >>= 2)
+        cls++;
+    snprintf(key, len, "%s|%s|%s|%s|vs%u|C%u|n4^%d", s->dev.info.name, s->dev.info.driver, kernel,
+             clcg_format_name(s->fmt), s->vs, s->C, cls);
+    for (char *q = key; *q; q++)
+        if (*q == '\t' || *q == '\n')
+            *q = ' ';
+}
+
+static int cache_lookup(const char *path, const char *key, clcg_launch *L)
+{
+    char line[1024];
+    int found = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        char *tab = strchr(line, '\t');
+        unsigned long wg, ng;
+        if (!tab)
+            continue;
+        *tab = '\0';
+        if (!strcmp(line, key) && sscanf(tab + 1, "%lu %lu", &wg, &ng) == 2 && wg && ng) {
+            L->wg = wg;
+            L->ng = ng;
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+static void cache_store(const char *path, const char *key, const clcg_launch *L)
+{
+    make_parent(path);
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return;   /* a cache we cannot write only costs a new search next time */
+    fprintf(f, "%s\t%lu %lu\n", key, (unsigned long)L->wg, (unsigned long)L->ng);
+    fclose(f);
+}
+
+/* Average time of a few launches of kernel kid with shape L (after one warm-up). */
+static clcg_status time_shape(clcg_slice *s, int kid, const clcg_launch *L, double *t)
+{
+    cl_kernel k = s->k[kid];
+    int local_arg = kid == K_SPMV ? (s->fmt == FMT_CSR_SCALAR ? 9 : 10) : 14;
+    CLCG_CL(clSetKernelArg(k, (cl_uint)local_arg, L->wg * sizeof(double), NULL));
+    CLCG_CALL(clcg_launch_kernel(s, k, kid, L, NULL));
+    CLCG_CL(clFinish(s->dev.queue));
+    double t0 = MPI_Wtime();
+    enum { REPS = 5 };
+    for (int r = 0; r < REPS; r++)
+        CLCG_CALL(clcg_launch_kernel(s, k, kid, L, NULL));
+    CLCG_CL(clFinish(s->dev.queue));
+    *t = (MPI_Wtime() - t0) / REPS;
+    return CLCG_OK;
+}
+
+static clcg_status search(clcg_slice *s, int kid, clcg_launch *best)
+{
+    const size_t cu = s->dev.info.compute_units ? s->dev.info.compute_units : 1;
+    double tbest = INFINITY, tprev_l = INFINITY;
+    for (size_t wg = 32; wg <= 1024 && wg <= s->dev.info.max_wg; wg *= 2) {
+        if (wg < s->vs)
+            continue;
+        double tl = INFINITY, tprev = INFINITY;
+        for (size_t gpc = 1; gpc <= MAX_GPC; gpc *= 2) {
+            clcg_launch L = {wg, gpc * cu};
+            double t = INFINITY;
+            CLCG_CALL(time_shape(s, kid, &L, &t));
+            if (t < tl)
+                tl = t;
+            if (t < tbest) {
+                tbest = t;
+                *best = L;
+            }
+            if (t > tprev)
+                break;             /* first local minimum along the group count */
+            tprev = t;
+        }
+        if (tl > tprev_l)
+            break;                 /* and along the local size */
+        tprev_l = tl;
+    }
+    return CLCG_OK;
+}
+
+clcg_status clcg_tune(clcg_slice *s, const char *cache, int force, int jacobi, char *how, size_t howlen,
+                      double *seconds)
+{
+    char path[4096], key[2][1024];
+    clcg_launch L[2] = {s->spmv, s->vec};
+    const int kids[2] = {K_SPMV, K_UPDATE_XR};
+    int hits = 0;
+    double t0 = MPI_Wtime(), zero = 0.0, one = 1.0;
+    (void)jacobi;
+    cache_path(cache, path, sizeof path);
+    tune_key(s, "spmv", key[0], sizeof key[0]);
+    tune_key(s, "update_xr", key[1], sizeof key[1]);
+    for (int i = 0; i < 2; i++)
+        hits += !force && cache_lookup(path, key[i], &L[i]);
+    if (hits == 2 && L[0].ng <= s->nparts && L[1].ng <= s->nparts) {
+        s->spmv = L[0];
+        s->vec = L[1];
+        snprintf(how, howlen, "cached in %s", path);
+        return CLCG_OK;
+    }
+    /* run the real kernels on harmless data: p = 0, alpha = 0 (x and r keep their values) */
+    const size_t ob = (size_t)(s->nrows ? s->nrows : 1) * sizeof(double);
+    CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->q, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
+    CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->r, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
+    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->g_pq, CL_TRUE, 0, sizeof one, &one, 0, NULL, NULL));
+    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->g_rz[0], CL_TRUE, 0, sizeof zero, &zero, 0, NULL, NULL));
+    CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->scal, &zero, sizeof zero, 0, S_COUNT * sizeof(double), 0, NULL, NULL));
+    {
+        cl_kernel k = s->k[K_SPMV];
+        cl_uint n = (cl_uint)s->nrows, off = 0;
+        CLCG_CL(clSetKernelArg(k, 0, sizeof n, &n));
+        CLCG_CL(clSetKernelArg(k, 1, sizeof(cl_mem), NULL));
+        CLCG_CL(clSetKernelArg(k, 2, sizeof(cl_mem), &s->ptr));
+        CLCG_CL(clSetKernelArg(k, 3, sizeof(cl_mem), &s->col));
+        CLCG_CL(clSetKernelArg(k, 4, sizeof(cl_mem), &s->val));
+        CLCG_CL(clSetKernelArg(k, 5, sizeof(cl_mem), &s->p[0]));
+        CLCG_CL(clSetKernelArg(k, 6, sizeof(cl_mem), &s->q));
+        CLCG_CL(clSetKernelArg(k, 7, sizeof(cl_mem), &s->part_pq));
+        CLCG_CL(clSetKernelArg(k, 8, sizeof off, &off));
+        if (s->fmt != FMT_CSR_SCALAR) {
+            cl_uint v = s->fmt == FMT_SELL ? s->C : s->vs;
+            CLCG_CL(clSetKernelArg(k, 9, sizeof v, &v));
+        }
+    }
+    {
+        cl_kernel k = s->k[K_UPDATE_XR];
+        cl_uint n = (cl_uint)s->nrows, c1 = 1, its = 0;
+        CLCG_CL(clSetKernelArg(k, 0, sizeof n, &n));
+        CLCG_CL(clSetKernelArg(k, 1, sizeof(cl_mem), &s->x));
+        CLCG_CL(clSetKernelArg(k, 2, sizeof(cl_mem), &s->r));
+        CLCG_CL(clSetKernelArg(k, 3, sizeof(cl_mem), &s->p[0]));
+        CLCG_CL(clSetKernelArg(k, 4, sizeof(cl_mem), &s->q));
+        CLCG_CL(clSetKernelArg(k, 5, sizeof(cl_mem), s->dinv ? &s->dinv : NULL));
+        CLCG_CL(clSetKernelArg(k, 6, sizeof(cl_mem), &s->g_pq));
+        CLCG_CL(clSetKernelArg(k, 7, sizeof c1, &c1));
+        CLCG_CL(clSetKernelArg(k, 8, sizeof(cl_mem), &s->g_rz[0]));
+        CLCG_CL(clSetKernelArg(k, 9, sizeof c1, &c1));
+        CLCG_CL(clSetKernelArg(k, 10, sizeof(cl_mem), &s->part_rz[1]));
+        CLCG_CL(clSetKernelArg(k, 11, sizeof(cl_mem), &s->part_rr[1]));
+        CLCG_CL(clSetKernelArg(k, 12, sizeof(cl_mem), &s->scal));
+        CLCG_CL(clSetKernelArg(k, 13, sizeof its, &its));
+    }
+    for (int i = 0; i < 2; i++) {
+        CLCG_CALL(search(s, kids[i], &L[i]));
+        cache_store(path, key[i], &L[i]);
+    }
+    s->spmv = L[0];
+    s->vec = L[1];
+    *seconds += MPI_Wtime() - t0;
+    snprintf(how, howlen, "searched (spmv %zux%zu, vector %zux%zu), saved in %s", L[0].wg, L[0].ng, L[1].wg,
+             L[1].ng, path);
+    return CLCG_OK;
+}
