@@ -1,0 +1,217 @@
+/* Matrix Market output: a dense vector (array n x 1) or a CSR matrix (coordinate),
+ * formatted into a large buffer, written to PATH.tmp.PID and renamed to PATH
+ * only when complete, so a partial file never exists under PATH. */
+#include "mm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MM_WBUF ((size_t)4 << 20)    /* bytes formatted before each write() */
+#define MM_LINE 96                   /* room for one entry line */
+
+typedef struct {
+    const char *path;   /* final name */
+    char *tmp;          /* PATH.tmp.PID */
+    int fd;
+    char *buf;
+    size_t len;
+} mm_out;
+
+static clcg_status out_open(mm_out *o, const char *path)
+{
+    size_t n = strlen(path) + 32;
+    clcg_status st;
+
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    o->fd = -1;
+    CLCG_CALL(clcg_malloc(&o->tmp, n, 1, "a file name"));
+    snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    st = clcg_malloc(&o->buf, MM_WBUF, 1, "the Matrix Market write buffer");
+    if (st != CLCG_OK) {
+        free(o->tmp);
+        o->tmp = NULL;
+        return st;
+    }
+    o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (o->fd < 0) {
+        int e = errno;
+        free(o->tmp);
+        free(o->buf);
+        o->tmp = o->buf = NULL;
+        return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: %s", path, strerror(e));
+    }
+    return CLCG_OK;
+}
+
+static clcg_status out_flush(mm_out *o)
+{
+    const char *p = o->buf;
+    size_t left = o->len;
+    while (left > 0) {
+        ssize_t w = write(o->fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->path,
+                              w < 0 ? strerror(errno) : "no progress");
+        p += w;
+        left -= (size_t)w;
+    }
+    o->len = 0;
+    return CLCG_OK;
+}
+
+/* Finish: on success flush, sync, close and rename; on any failure remove the
+ * temporary file.  Returns the first failure. */
+static clcg_status out_close(mm_out *o, clcg_status st)
+{
+    if (st == CLCG_OK)
+        st = out_flush(o);
+    if (st == CLCG_OK && fsync(o->fd) != 0 && errno != EINVAL && errno != EROFS)
+        st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->path, strerror(errno));
+    if (o->fd >= 0 && close(o->fd) != 0 && st == CLCG_OK)
+        st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->path, strerror(errno));
+    o->fd = -1;
+    if (st == CLCG_OK && rename(o->tmp, o->path) != 0)
+        st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s into place: %s", o->path, o->tmp,
+                        strerror(errno));
+    if (st != CLCG_OK)
+        unlink(o->tmp);
+    free(o->tmp);
+    free(o->buf);
+    o->tmp = o->buf = NULL;
+    return st;
+}
+
+static clcg_status out_room(mm_out *o)
+{
+    if (o->len + MM_LINE > MM_WBUF)
+        return out_flush(o);
+    return CLCG_OK;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+    char t[24];
+    int k = 0;
+    do {
+        t[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k)
+        *p++ = t[--k];
+    return p;
+}
+
+/* %.17g, with integers (the common case in assembled operators) done by hand:
+ * both read back bit-exact. */
+static char *put_double(char *p, double v)
+{
+    if (v == 0.0) {
+        if (signbit(v))
+            *p++ = '-';
+        *p++ = '0';
+        return p;
+    }
+    if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v) {
+        if (v < 0) {
+            *p++ = '-';
+            v = -v;
+        }
+        return put_u64(p, (uint64_t)v);
+    }
+    return p + snprintf(p, 32, "%.17g", v);
+}
+
+static clcg_status put_text(mm_out *o, const char *s)
+{
+    size_t n = strlen(s);
+    if (o->len + n > MM_WBUF)
+        CLCG_CALL(out_flush(o));
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+    return CLCG_OK;
+}
+
+clcg_status clcg_mm_write_vector(const char *path, const double *x, int64_t n)
+{
+    mm_out o;
+    clcg_status st = CLCG_OK;
+    char head[64];
+    int64_t i;
+
+    if (!path || (!x && n > 0) || n < 0)
+        return clcg_error(CLCG_ERR_INTERNAL, "clcg_mm_write_vector: bad argument");
+    for (i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return clcg_error(CLCG_ERR_INPUT, "%s: not written: x(%" PRId64 ") = %g is not "
+                              "finite", path, i + 1, x[i]);
+    CLCG_CALL(out_open(&o, path));
+    snprintf(head, sizeof head, "%" PRId64 " 1\n", n);
+    CLCG_CHECK(st, put_text(&o, "%%MatrixMarket matrix array real general\n"), done);
+    CLCG_CHECK(st, put_text(&o, head), done);
+    for (i = 0; i < n; i++) {
+        char *p;
+        CLCG_CHECK(st, out_room(&o), done);
+        p = put_double(o.buf + o.len, x[i]);
+        *p++ = '\n';
+        o.len = (size_t)(p - o.buf);
+    }
+done:
+    return out_close(&o, st);
+}
+
+clcg_status clcg_mm_write_csr(const char *path, const clcg_csr *a, int sym)
+{
+    mm_out o;
+    clcg_status st = CLCG_OK;
+    char head[96];
+    int64_t i, k, count = 0;
+
+    if (!path || !a || (a->nrows > 0 && (!a->rowptr || (a->nnz > 0 && (!a->colind || !a->val)))))
+        return clcg_error(CLCG_ERR_INTERNAL, "clcg_mm_write_csr: bad argument");
+    if (a->row0 != 0 || a->nrows != a->n || a->ncols != a->n)
+        return clcg_error(CLCG_ERR_INTERNAL, "clcg_mm_write_csr: %s: needs the whole matrix on "
+                          "one rank (n = %" PRId64 ", rows %" PRId64 " from %" PRId64 ", columns %"
+                          PRId64 ")", path, a->n, a->nrows, a->row0, a->ncols);
+    for (i = 0; i < a->nrows; i++)
+        for (k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {
+            if (!isfinite(a->val[k]))
+                return clcg_error(CLCG_ERR_INPUT, "%s: not written: A(%" PRId64 ",%" PRId64
+                                  ") = %g is not finite", path, i + 1,
+                                  (int64_t)a->colind[k] + 1, a->val[k]);
+            count += !sym || a->colind[k] <= i;
+        }
+
+    CLCG_CALL(out_open(&o, path));
+    snprintf(head, sizeof head, "%%%%MatrixMarket matrix coordinate real %s\n",
+             sym ? "symmetric" : "general");
+    CLCG_CHECK(st, put_text(&o, head), done);
+    snprintf(head, sizeof head, "%" PRId64 " %" PRId64 " %" PRId64 "\n", a->n, a->n, count);
+    CLCG_CHECK(st, put_text(&o, head), done);
+    for (i = 0; i < a->nrows; i++) {
+        for (k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {
+            char *p;
+            if (sym && a->colind[k] > i)
+                continue;
+            CLCG_CHECK(st, out_room(&o), done);
+            p = o.buf + o.len;
+            p = put_u64(p, (uint64_t)i + 1);
+            *p++ = ' ';
+            p = put_u64(p, (uint64_t)a->colind[k] + 1);
+            *p++ = ' ';
+            p = put_double(p, a->val[k]);
+            *p++ = '\n';
+            o.len = (size_t)(p - o.buf);
+        }
+    }
+done:
+    return out_close(&o, st);
+}
