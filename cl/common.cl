@@ -1,5 +1,9 @@
 /* Precision, helpers and the device-resident scalar slots shared by every kernel.
  * real is double unless built with -DCLCG_PRECISION=32. */
+/* No contraction of a*b+c into fma: the kernels then round like the host reference, so
+ * device and reference runs agree closely (memory-bound kernels lose nothing by it). */
+#pragma OPENCL FP_CONTRACT OFF
+
 #ifndef CLCG_PRECISION
 #define CLCG_PRECISION 64
 #endif

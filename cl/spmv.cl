@@ -16,13 +16,13 @@
                uint n_rr, uint first, global real *scal, uint its
 #define FETCH(j) (zval(r, dinv, (j)) + beta * pprev[(j)])
 #define STORE_P(i, v) (p[(i)] = (v))
-/* stop test and beta; every group computes the same values from the same partials */
+/* stop test and beta; every group computes the same values from the same partials.
+ * Every work-item reaches every barrier: a stopped solver skips the work only. */
 #define PROLOGUE                                                                       \
-    if (scal[S_STOP] != 0)                                                             \
-        return;                                                                        \
-    real rz = sum_parts(rz_cur, n_cur, buf);                                           \
-    real rr = sum_parts(rr_cur, n_rr, buf);                                            \
-    real rzp = first ? 1 : sum_parts(rz_prev, n_prev, buf);                            \
+    const int live = scal[S_STOP] == 0;                                                \
+    const real rz = sum_parts(rz_cur, n_cur, buf);                                     \
+    const real rr = sum_parts(rr_cur, n_rr, buf);                                      \
+    const real rzp = sum_parts(rz_prev, n_prev, buf); /* unused when first */          \
     real stop = 0;                                                                     \
     if (!isfinite(rr) || !isfinite(rz))                                                \
         stop = STOP_NANORINF;                                                          \
@@ -30,7 +30,7 @@
         stop = STOP_CONVERGED;                                                         \
     else if (!(rz > 0))                                                                \
         stop = STOP_BREAKDOWN;                                                         \
-    if (get_global_id(0) == 0) {                                                       \
+    if (live && get_global_id(0) == 0) {                                               \
         scal[S_RR] = rr;                                                               \
         scal[S_RZ] = rz;                                                               \
         if (stop != 0) {                                                               \
@@ -38,15 +38,14 @@
             scal[S_STOP] = stop;                                                       \
         }                                                                              \
     }                                                                                  \
-    if (stop != 0)                                                                     \
-        return;                                                                        \
-    const real beta = first ? 0 : rz / rzp;
+    const int go = live && stop == 0;                                                  \
+    const real beta = go && !first ? rz / rzp : 0;
 #else
 #define KNAME(base) base##_dot
 #define P_ARGS global const real *p
 #define FETCH(j) p[(j)]
 #define STORE_P(i, v) ((void)0)
-#define PROLOGUE
+#define PROLOGUE const int go = 1;
 #endif
 
 /* rows: NULL for rows 0..n-1, else the list of n row numbers to do (overlap split);
@@ -58,7 +57,7 @@ kernel void KNAME(spmv_csr_scalar)(uint n, global const uint *rows, global const
 {
     PROLOGUE
     real spq = 0;
-    for (uint t = get_global_id(0); t < n; t += get_global_size(0)) {
+    for (uint t = get_global_id(0); go && t < n; t += get_global_size(0)) {
         const uint i = rows ? rows[t] : t;
         const uint end = rowptr[i + 1];
         real s = 0;
@@ -70,7 +69,7 @@ kernel void KNAME(spmv_csr_scalar)(uint n, global const uint *rows, global const
         spq += pi * s;
     }
     spq = group_sum(spq, buf);
-    if (get_local_id(0) == 0)
+    if (go && get_local_id(0) == 0)
         part[part_off + get_group_id(0)] = spq;
 }
 
@@ -84,7 +83,7 @@ kernel void KNAME(spmv_csr_vector)(uint n, global const uint *rows, global const
     const uint lid = get_local_id(0), lane = lid & (vs - 1);
     const uint per_group = get_local_size(0) / vs;
     real spq = 0;
-    for (uint b = get_group_id(0) * per_group; b < n; b += get_num_groups(0) * per_group) {
+    for (uint b = get_group_id(0) * per_group; go && b < n; b += get_num_groups(0) * per_group) {
         const uint t = b + lid / vs;
         uint i = 0;
         real s = 0;
@@ -110,7 +109,7 @@ kernel void KNAME(spmv_csr_vector)(uint n, global const uint *rows, global const
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     spq = group_sum(spq, buf);
-    if (get_local_id(0) == 0)
+    if (go && get_local_id(0) == 0)
         part[part_off + get_group_id(0)] = spq;
 }
 
@@ -123,7 +122,7 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
 {
     PROLOGUE
     real spq = 0;
-    for (uint t = get_global_id(0); t < n; t += get_global_size(0)) {
+    for (uint t = get_global_id(0); go && t < n; t += get_global_size(0)) {
         const uint i = rows ? rows[t] : t;
         const uint s0 = i / C, lane = i - s0 * C;
         const uint beg = sptr[s0] + lane, end = sptr[s0 + 1];
@@ -136,7 +135,7 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
         spq += pi * s;
     }
     spq = group_sum(spq, buf);
-    if (get_local_id(0) == 0)
+    if (go && get_local_id(0) == 0)
         part[part_off + get_group_id(0)] = spq;
 }
 

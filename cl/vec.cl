@@ -69,44 +69,35 @@ kernel void residual_init(uint n, global const real *b, global const real *q, gl
     }
 }
 
-/* p = z + beta p, z = M^-1 r, beta = rz_cur / rz_prev (sums of partials; beta = 0 when
- * first != 0).  Used when p must be complete before the ghost exchange. */
-kernel void update_p(uint n, global const real *r, global const real *dinv, global real *p,
-                     global const real *rz_cur, uint n_cur, global const real *rz_prev, uint n_prev,
-                     uint first, global const real *scal, local real *buf)
+/* p = z + beta p, z = M^-1 r (beta from the host, which has just reduced r'z).  Used when
+ * p must be complete before the ghost exchange. */
+kernel void update_p(uint n, global const real *r, global const real *dinv, global real *p, real beta)
 {
-    if (scal[S_STOP] != 0)
-        return;
-    real rz = sum_parts(rz_cur, n_cur, buf);
-    real rzp = sum_parts(rz_prev, n_prev, buf);
-    real beta = first ? 0 : rz / rzp;
     for (uint i = get_global_id(0); i < n; i += get_global_size(0))
-        p[i] = zval(r, dinv, i) + beta * (first ? 0 : p[i]);
+        p[i] = zval(r, dinv, i) + beta * p[i];
 }
 
 /* alpha = rz / pq; x += alpha p; r -= alpha q; partial sums of the new r'z and r'r.
- * A non-positive or non-finite p'q stops the solver (recorded in scal). */
+ * A non-positive or non-finite p'q stops the solver (recorded in scal).  Every work-item
+ * reaches every barrier: a stopped solver skips the work, not the reductions. */
 kernel void update_xr(uint n, global real *x, global real *r, global const real *p,
                       global const real *q, global const real *dinv,
                       global const real *pq_part, uint n_pq, global const real *rz_part, uint n_rz,
                       global real *part_rz, global real *part_rr, global real *scal, uint its,
                       local real *buf)
 {
-    if (scal[S_STOP] != 0)
-        return;
-    real pq = sum_parts(pq_part, n_pq, buf);
-    real rz = sum_parts(rz_part, n_rz, buf);
-    if (!(pq > 0) || !isfinite(pq) || !isfinite(rz)) {
-        if (get_global_id(0) == 0) {
-            scal[S_STOP] = isfinite(pq) && isfinite(rz) ? STOP_INDEFINITE : STOP_NANORINF;
-            scal[S_ITS] = its;
-            scal[S_PQ] = pq;
-        }
-        return;
+    const int live = scal[S_STOP] == 0;
+    const real pq = sum_parts(pq_part, n_pq, buf);
+    const real rz = sum_parts(rz_part, n_rz, buf);
+    const int go = live && pq > 0 && isfinite(pq) && isfinite(rz);
+    if (live && !go && get_global_id(0) == 0) {
+        scal[S_STOP] = isfinite(pq) && isfinite(rz) ? STOP_INDEFINITE : STOP_NANORINF;
+        scal[S_ITS] = its;
+        scal[S_PQ] = pq;
     }
-    real alpha = rz / pq;
+    const real alpha = go ? rz / pq : 0;
     real srz = 0, srr = 0;
-    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+    for (uint i = get_global_id(0); go && i < n; i += get_global_size(0)) {
         x[i] += alpha * p[i];
         real ri = r[i] - alpha * q[i];
         r[i] = ri;
@@ -115,11 +106,11 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
     }
     srz = group_sum(srz, buf);
     srr = group_sum(srr, buf);
-    if (get_local_id(0) == 0) {
+    if (go && get_local_id(0) == 0) {
         part_rz[get_group_id(0)] = srz;
         part_rr[get_group_id(0)] = srr;
     }
-    if (get_global_id(0) == 0) {
+    if (go && get_global_id(0) == 0) {
         scal[S_ALPHA] = alpha;
         scal[S_PQ] = pq;
     }
@@ -130,11 +121,10 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
 kernel void check_stop(global const real *rr_part, uint n_rr, global const real *rz_part, uint n_rz,
                        global real *scal, uint its, local real *buf)
 {
-    if (scal[S_STOP] != 0)
-        return;
-    real rr = sum_parts(rr_part, n_rr, buf);
-    real rz = sum_parts(rz_part, n_rz, buf);
-    if (get_local_id(0) == 0) {
+    const int live = scal[S_STOP] == 0;
+    const real rr = sum_parts(rr_part, n_rr, buf);
+    const real rz = sum_parts(rz_part, n_rz, buf);
+    if (live && get_local_id(0) == 0) {
         scal[S_RR] = rr;
         scal[S_RZ] = rz;
         if (!isfinite(rr) || !isfinite(rz))

@@ -144,6 +144,7 @@ static clcg_status start(cg_ctx *c, int d, double tol2)
                                      c->p->b + s->row_lo, 0, NULL, NULL));
     CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->scal, CL_TRUE, 0, sizeof sc, sc, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->q, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
+    CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->x, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
     cl_kernel k = s->k[K_RESIDUAL_INIT];
     ARG(k, 0, (cl_uint)s->nrows);
     ARG(k, 1, s->b);
@@ -297,7 +298,7 @@ static clcg_status reduce_global(cg_ctx *c, int which, double *out, clcg_status 
     if (local != CLCG_OK)
         return local;
     if (v[nv] != 0.0)
-        return clcg_error(CLCG_ERR_DEVICE, "another rank failed (its message follows)");
+        return CLCG_ERR_PEER;
     memcpy(out, v, (size_t)nv * sizeof *out);
     return CLCG_OK;
 }
@@ -427,27 +428,19 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
             clcg_slice *s = &c->s[d];
             cl_kernel ku = s->k[K_UPDATE_P];
-            const int cur = (int)(k & 1);
-            st = write_scalar(s, s->g_rz[cur], cur, rz);
-            if (st == CLCG_OK && k == 0)
-                st = write_scalar(s, s->g_rz[1 - cur], 1 - cur, rz_prev);
-            if (st == CLCG_OK)
-                st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->nrows}) |
-                                     clSetKernelArg(ku, 1, sizeof(cl_mem), &s->r) |
-                                     clSetKernelArg(ku, 3, sizeof(cl_mem), &s->p[0]) |
-                                     clSetKernelArg(ku, 4, sizeof(cl_mem), &s->g_rz[cur]) |
-                                     clSetKernelArg(ku, 5, sizeof(cl_uint), &(cl_uint){1}) |
-                                     clSetKernelArg(ku, 6, sizeof(cl_mem), &s->g_rz[1 - cur]) |
-                                     clSetKernelArg(ku, 7, sizeof(cl_uint), &(cl_uint){1}) |
-                                     clSetKernelArg(ku, 8, sizeof(cl_uint), &(cl_uint){k == 0}) |
-                                     clSetKernelArg(ku, 9, sizeof(cl_mem), &s->scal) |
-                                     clSetKernelArg(ku, 10, s->vec.wg * sizeof(double), NULL),
-                                     "clSetKernelArg(update_p)");
+            const double beta = k == 0 ? 0.0 : rz / rz_prev;   /* p starts as 0 */
+            st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->nrows}) |
+                                 clSetKernelArg(ku, 1, sizeof(cl_mem), &s->r) |
+                                 clSetKernelArg(ku, 3, sizeof(cl_mem), &s->p[0]) |
+                                 clSetKernelArg(ku, 4, sizeof(double), &beta),
+                                 "clSetKernelArg(update_p)");
             if (st == CLCG_OK)
                 st = set_dinv(ku, 2, s);
             if (st == CLCG_OK)
                 st = launch(c, d, ku, K_UPDATE_P, &s->vec);
         }
+        if (k == 2 && st == CLCG_OK)
+            st = clcg_fault_point(c->rank, "solve");
         st = spmv_with_exchange(c, st);
         st = reduce_global(c, RED_PQ, v, st);
         if (st != CLCG_OK)
@@ -463,10 +456,11 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         }
         for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
             clcg_slice *s = &c->s[d];
-            const int cur = (int)(k & 1);
             st = write_scalar(s, s->g_pq, 2, pq);
             if (st == CLCG_OK)
-                st = set_update_xr(s, s->k[K_UPDATE_XR], s->p[0], s->g_pq, 1, s->g_rz[cur], 1, 0);
+                st = write_scalar(s, s->g_rz[0], 0, rz);
+            if (st == CLCG_OK)
+                st = set_update_xr(s, s->k[K_UPDATE_XR], s->p[0], s->g_pq, 1, s->g_rz[0], 1, 0);
             if (st == CLCG_OK)
                 st = launch(c, d, s->k[K_UPDATE_XR], K_UPDATE_XR, &s->vec);
         }
@@ -698,7 +692,9 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
     for (int d = 0; d < c.nd && st == CLCG_OK; d++) {
         clcg_slice *s = &c.s[d];
         const clcg_devinfo *di = &list[first + (d % count)];
-        st = clcg_dev_open(di, profiling, opts, &s->dev);
+        st = clcg_fault_point(c.rank, "device");
+        if (st == CLCG_OK)
+            st = clcg_dev_open(di, profiling, opts, &s->dev);
         if (st != CLCG_OK)
             break;
         clcg_fmt fmt = clcg_format_choose(&p->A, o->format, di, &s->vs);
@@ -723,19 +719,41 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         res->bnorm = sqrt(bb);
         const double bnorm = bb > 0.0 ? sqrt(bb) : 1.0;
         const double tol2 = (o->rtol * bnorm) * (o->rtol * bnorm);
-        MPI_Barrier(comm);
-        double ts = MPI_Wtime();
-        if (c.size == 1 && c.nd == 1)
-            st = solve_fused(&c, tol2, bnorm, res, &run);
-        else
-            st = solve_host(&c, tol2, bnorm, res, &run);
-        for (int d = 0; d < c.nd && st == CLCG_OK; d++)
-            st = clcg_cl_fail_if(clFinish(c.s[d].dev.queue), "clFinish");
-        res->solve_time = MPI_Wtime() - ts;
+        /* --repeat R: one untimed warm-up solve, then R timed ones; the median is reported */
+        const int reps = o->repeat > 1 ? o->repeat : 1;
+        double times[CLCG_MAX_REPEATS];
+        for (int rep = reps > 1 ? -1 : 0; rep < reps && st == CLCG_OK; rep++) {
+            MPI_Barrier(comm);
+            double ts = MPI_Wtime();
+            c.launches = c.syncs = 0;
+            c.t_exchange = c.t_allreduce = 0.0;
+            if (c.size == 1 && c.nd == 1)
+                st = solve_fused(&c, tol2, bnorm, res, &run);
+            else
+                st = solve_host(&c, tol2, bnorm, res, &run);
+            for (int d = 0; d < c.nd && st == CLCG_OK; d++)
+                st = clcg_cl_fail_if(clFinish(c.s[d].dev.queue), "clFinish");
+            double t = MPI_Wtime() - ts;
+            MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+            if (rep >= 0 && rep < CLCG_MAX_REPEATS)
+                times[rep] = info->solve_times[rep] = t;
+            if (rep < 0 && c.prof)   /* the warm-up does not count in the profile */
+                for (int d = 0; d < c.nd && st == CLCG_OK; d++) {
+                    st = clcg_prof_harvest(&c.prof[d], &c.s[d], c.jacobi);
+                    memset(c.prof[d].time, 0, sizeof c.prof[d].time);
+                    memset(c.prof[d].calls, 0, sizeof c.prof[d].calls);
+                    memset(c.prof[d].bytes, 0, sizeof c.prof[d].bytes);
+                }
+        }
+        info->nrepeats = reps < CLCG_MAX_REPEATS ? reps : CLCG_MAX_REPEATS;
+        for (int i = 1; i < info->nrepeats; i++)   /* insertion sort for the median */
+            for (int j = i; j > 0 && times[j] < times[j - 1]; j--) {
+                double tmp = times[j];
+                times[j] = times[j - 1];
+                times[j - 1] = tmp;
+            }
+        res->solve_time = times[info->nrepeats / 2];
         info->solve_min = info->solve_max = res->solve_time;
-        MPI_Allreduce(MPI_IN_PLACE, &info->solve_min, 1, MPI_DOUBLE, MPI_MIN, comm);
-        MPI_Allreduce(MPI_IN_PLACE, &info->solve_max, 1, MPI_DOUBLE, MPI_MAX, comm);
-        res->solve_time = info->solve_max;
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     for (int d = 0; d < c.nd && st == CLCG_OK; d++) {

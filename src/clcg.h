@@ -19,6 +19,7 @@ typedef enum {
     CLCG_ERR_DEVICE,       /* no suitable device, device out of memory */
     CLCG_ERR_MPI,          /* MPI call failed */
     CLCG_ERR_INTERNAL,     /* a bug */
+    CLCG_ERR_PEER,         /* stopped because another rank failed (that rank reports) */
     CLCG_ERR_COUNT
 } clcg_status;
 
@@ -62,6 +63,7 @@ clcg_status clcg_error(clcg_status s, const char *fmt, ...) CLCG_PRINTF(2, 3);
 const char *clcg_error_message(void);
 void clcg_error_clear(void);
 void clcg_error_trace(const char *file, int line, const char *call, clcg_status s);
+clcg_status clcg_fault_point(int rank, const char *phase);
 
 #define CLCG_CALL(call)                                                        \
     do {                                                                       \

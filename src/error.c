@@ -11,7 +11,7 @@ static int clcg_msg_set;
 static const char *const status_names[CLCG_ERR_COUNT] = {
     "CLCG_OK", "CLCG_ERR_USAGE", "CLCG_ERR_INPUT", "CLCG_ERR_NOT_SPD",
     "CLCG_ERR_MEMORY", "CLCG_ERR_IO", "CLCG_ERR_OPENCL", "CLCG_ERR_DEVICE",
-    "CLCG_ERR_MPI", "CLCG_ERR_INTERNAL"};
+    "CLCG_ERR_MPI", "CLCG_ERR_INTERNAL", "CLCG_ERR_PEER"};
 
 static const char *const outcome_names[CLCG_OUTCOME_COUNT] = {
     "CONVERGED", "DIVERGED_ITS", "DIVERGED_INDEFINITE", "DIVERGED_NANORINF",
@@ -44,7 +44,8 @@ int clcg_exit_code_status(clcg_status s)
     switch (s) {
     case CLCG_OK: return CLCG_EXIT_CONVERGED;
     case CLCG_ERR_USAGE: return CLCG_EXIT_USAGE;
-    case CLCG_ERR_INPUT: return CLCG_EXIT_INPUT;
+    case CLCG_ERR_INPUT:
+    case CLCG_ERR_IO: return CLCG_EXIT_INPUT;
     case CLCG_ERR_NOT_SPD: return CLCG_EXIT_NOT_SPD;
     default: return CLCG_EXIT_RUNTIME;
     }
@@ -80,6 +81,20 @@ void clcg_error_clear(void)
 {
     clcg_msg_set = 0;
     clcg_msg[0] = '\0';
+}
+
+/* Testing aid: CLCG_FAULT=RANK:PHASE makes rank RANK fail at PHASE (load, device, solve),
+ * so the tests can show that a fault on one rank ends every rank. */
+clcg_status clcg_fault_point(int rank, const char *phase)
+{
+    const char *f = getenv("CLCG_FAULT");
+    char *colon;
+    if (!f || !*f)
+        return CLCG_OK;
+    long r = strtol(f, &colon, 10);
+    if (*colon == ':' && r == rank && !strcmp(colon + 1, phase))
+        return clcg_error(CLCG_ERR_DEVICE, "fault injected by CLCG_FAULT=%s", f);
+    return CLCG_OK;
 }
 
 void clcg_error_trace(const char *file, int line, const char *call, clcg_status s)

@@ -129,6 +129,8 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
         st = load_generated(o, rank, size, p, row_begin, &gcol);
     else
         st = load_file(o, rank, size, p, row_begin, &gcol);
+    if (st == CLCG_OK)
+        st = clcg_fault_point(rank, "load");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     p->t_read = MPI_Wtime() - t0;
 

@@ -115,7 +115,7 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
         printf(", device setup %.3f s", info->t_device_setup);
     printf(", solve %.3f s", res->solve_time);
     if (res->iterations > 0)
-        printf(" (%.4f ms per iteration)", 1e3 * res->solve_time / (double)info->iterations_run);
+        printf(" (%.4f ms per iteration)", 1e3 * res->solve_time / (double)res->iterations);
     printf("\n");
     if (o->output && res->outcome == CLCG_CONVERGED)
         printf("solution written to %s\n", o->output);
@@ -163,7 +163,7 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         FILE *f = fopen(tmp, "w");
         if (!f)
             return clcg_agree(comm, clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(errno)), NULL);
-        double per_it = info->iterations_run > 0 ? res->solve_time / (double)info->iterations_run : 0.0;
+        double per_it = res->iterations > 0 ? res->solve_time / (double)res->iterations : 0.0;
         fprintf(f, "{\n  \"program\": \"clcg-mpi\", \"version\": \"%s\", \"date\": \"%s\", \"host\": ",
                 PACKAGE_VERSION, date);
         json_str(f, host);
@@ -202,6 +202,10 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
                    "\"exchange\": %.6f, \"allreduce\": %.6f},\n",
                 p->t_read, p->t_setup, info->t_device_setup, info->t_tune, res->solve_time,
                 info->solve_min, info->solve_max, per_it, info->t_exchange, info->t_allreduce);
+        fprintf(f, "  \"solve_repeats\": [");
+        for (int i = 0; i < info->nrepeats; i++)
+            fprintf(f, "%s%.6f", i ? ", " : "", info->solve_times[i]);
+        fprintf(f, "],\n");
         fprintf(f, "  \"comm\": {\"bytes_sent_per_iteration_min\": %lld, \"bytes_sent_per_iteration_max\": %lld},\n",
                 (long long)info->bytes_sent_min, (long long)info->bytes_sent_max);
         fprintf(f, "  \"launches_per_iteration\": %.2f, \"syncs_per_iteration\": %.2f,\n",

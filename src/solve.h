@@ -5,6 +5,7 @@
 #include "problem.h"
 
 #define CLCG_MAX_KSTATS 24
+#define CLCG_MAX_REPEATS 64
 
 typedef struct {
     char name[40];
@@ -30,6 +31,8 @@ typedef struct {
     int have_error;                 /* b = A*1: error against x = 1 */
     double err_inf, err_rel;
     int64_t iterations_run;         /* iterations enqueued (>= iterations when checked lazily) */
+    int nrepeats;                   /* --repeat: timed solves, their times (max over ranks) */
+    double solve_times[CLCG_MAX_REPEATS];
 } clcg_run_info;
 
 clcg_status clcg_solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p,

@@ -11,3 +11,20 @@ run_np() {  # run_np NP ARGS... : clcg-mpi on NP ranks
   np=$1; shift
   $MPIEXEC -n "$np" "$CLCG_BIN" "$@"
 }
+json_num() {  # json_num FILE KEY: first numeric value of "KEY": in a JSON record
+  sed -n "s/.*\"$2\": *\([-+0-9.eE]*\).*/\1/p" "$1" | head -n 1
+}
+json_str() {  # json_str FILE KEY
+  sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" "$1" | head -n 1
+}
+le() {  # le A B: true when the number A <= B
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }'
+}
+absdiff_le() {  # absdiff_le A B D: |A-B| <= D
+  awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(a != "" && b != "" && x <= d) }'
+}
+have_matrices() { [ -n "${CLCG_MATRICES:-}" ] && [ -d "$CLCG_MATRICES/spd" ]; }
+RESIDUAL_CHECK="${abs_top_builddir:-.}/tests/residual_check"
+residual() {  # residual MATRIX X [RHS]: ||b-Ax||/||b|| computed outside the solver
+  $MPIEXEC -n 1 "$RESIDUAL_CHECK" "$@"
+}

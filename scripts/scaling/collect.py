@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Gather the clcg-mpi JSON records of a folder into CSV tables.
+
+runs.csv has one row per record (per run); summary.csv one row per point of a series
+(the median over repeats).  A series is named by the start of the record's file name
+(SERIES-EXCHANGE-pRANKS-rREPEAT.json from run-series.sh or the sbatch templates:
+"strong", "weak", anything else is kept as written).  Runs are grouped into curves by
+(series, exchange, preconditioner, device, size), where size is the matrix for a
+strong series and the rows per device for a weak one; within a curve, with
+u = ranks * devices_per_rank and T the time per iteration, relative to the smallest u0:
+
+  strong: speedup = T(u0) / T(u),              efficiency = speedup * u0 / u
+  weak:   efficiency = T(u0) / T(u),           speedup = efficiency * u / u0  (scaled)
+
+usage: collect.py DIR [-o RUNS.csv] [--summary SUMMARY.csv]
+       (defaults DIR/runs.csv and DIR/summary.csv; '-' writes to standard output)
+Python 3 standard library only.
+"""
+
+import argparse
+import csv
+import glob
+import json
+import os
+import statistics
+import sys
+
+RUN_FIELDS = [
+    "file", "series", "curve", "date", "host", "ranks", "devices_per_rank", "units",
+    "device", "platform", "matrix", "n", "nnz", "n_per_unit", "exchange", "precond",
+    "format", "variant", "outcome", "iterations", "iterations_run", "solve_s",
+    "per_iteration_ms", "exchange_s", "allreduce_s", "comm_share", "bytes_sent_min",
+    "bytes_sent_max", "residual_true", "speedup", "efficiency", "base_units",
+]
+SUMMARY_FIELDS = [
+    "series", "curve", "exchange", "precond", "units", "ranks", "devices_per_rank", "n",
+    "runs", "iterations", "per_iteration_ms", "per_iteration_ms_min", "solve_s",
+    "comm_share", "bytes_sent_max", "speedup", "efficiency",
+]
+
+
+def get(record, *keys):
+    """record[k1][k2]... or None when a level is missing."""
+    for k in keys:
+        if not isinstance(record, dict) or k not in record:
+            return None
+        record = record[k]
+    return record
+
+
+def read_records(folder):
+    """Yield (file name, record) for every JSON file in folder; warn on bad ones."""
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        try:
+            with open(path, encoding="utf-8") as f:
+                record = json.load(f)
+        except (OSError, ValueError) as e:
+            print("collect.py: skipping %s: %s" % (path, e), file=sys.stderr)
+            continue
+        if not isinstance(record, dict) or get(record, "times", "per_iteration") is None:
+            print("collect.py: skipping %s: not a clcg-mpi record" % path, file=sys.stderr)
+            continue
+        yield os.path.basename(path), record
+
+
+def row_of(name, r):
+    """One CSV row (a dict) from a record."""
+    ranks = get(r, "ranks") or 1
+    dpr = get(r, "devices_per_rank") or 1
+    units = ranks * dpr
+    n = get(r, "n")
+    per_it = get(r, "times", "per_iteration")
+    solve = get(r, "times", "solve")
+    exch = get(r, "times", "exchange")
+    allred = get(r, "times", "allreduce")
+    comm = None
+    if solve and exch is not None and allred is not None:
+        comm = (exch + allred) / solve
+    series = name.split("-", 1)[0] if "-" in name else "run"
+    row = {
+        "file": name, "series": series, "date": get(r, "date"), "host": get(r, "host"),
+        "ranks": ranks, "devices_per_rank": dpr, "units": units,
+        "device": get(r, "device"), "platform": get(r, "platform"),
+        "matrix": get(r, "matrix"), "n": n, "nnz": get(r, "nnz"),
+        "n_per_unit": round(n / units) if n else None,
+        "exchange": get(r, "options", "exchange"), "precond": get(r, "options", "precond"),
+        "format": get(r, "options", "format"), "variant": get(r, "options", "variant"),
+        "outcome": get(r, "outcome"), "iterations": get(r, "iterations"),
+        "iterations_run": get(r, "iterations_run"), "solve_s": solve,
+        "per_iteration_ms": per_it * 1e3 if per_it is not None else None,
+        "exchange_s": exch, "allreduce_s": allred, "comm_share": comm,
+        "bytes_sent_min": get(r, "comm", "bytes_sent_per_iteration_min"),
+        "bytes_sent_max": get(r, "comm", "bytes_sent_per_iteration_max"),
+        "residual_true": get(r, "residual", "true"),
+    }
+    if series == "weak":
+        size = "%s-%s-per-unit" % (str(row["matrix"]).split(":")[0], row["n_per_unit"])
+    else:
+        size = row["matrix"]
+    # a label without commas or spaces, so that plot.sh can split on them
+    label = "/".join(str(v) for v in (series, row["exchange"], row["precond"], size))
+    row["curve"] = label.replace(",", "x").replace(" ", "_")
+    row["_key"] = (series, row["exchange"], row["precond"], row["device"], size)
+    return row
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def derive(rows):
+    """Add speedup and efficiency to the rows; return the summary rows."""
+    curves = {}
+    for row in rows:
+        curves.setdefault(row["_key"], []).append(row)
+    summary = []
+    for key in sorted(curves, key=lambda k: tuple(str(v) for v in k)):
+        members = curves[key]
+        points = {}
+        for row in members:
+            points.setdefault(row["units"], []).append(row)
+        u0 = min(points)
+        t0 = median(r["per_iteration_ms"] for r in points[u0])
+        weak = key[0] == "weak"
+
+        def scale(t, u):
+            if not t or not t0:
+                return None, None
+            if weak:
+                eff = t0 / t
+                return eff * u / u0, eff
+            sp = t0 / t
+            return sp, sp * u0 / u
+
+        for row in members:
+            row["base_units"] = u0
+            row["speedup"], row["efficiency"] = scale(row["per_iteration_ms"], row["units"])
+        for u in sorted(points):
+            runs = points[u]
+            t = median(r["per_iteration_ms"] for r in runs)
+            sp, eff = scale(t, u)
+            first = runs[0]
+            summary.append({
+                "series": key[0], "curve": first["curve"], "exchange": first["exchange"],
+                "precond": first["precond"], "units": u, "ranks": first["ranks"],
+                "devices_per_rank": first["devices_per_rank"], "n": first["n"],
+                "runs": len(runs), "iterations": median(r["iterations"] for r in runs),
+                "per_iteration_ms": t,
+                "per_iteration_ms_min": min(r["per_iteration_ms"] for r in runs),
+                "solve_s": median(r["solve_s"] for r in runs),
+                "comm_share": median(r["comm_share"] for r in runs),
+                "bytes_sent_max": median(r["bytes_sent_max"] for r in runs),
+                "speedup": sp, "efficiency": eff,
+            })
+    return summary
+
+
+def fmt(v):
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "%.6g" % v
+    return v
+
+
+def write_csv(path, fields, rows):
+    out = sys.stdout if path == "-" else open(path, "w", newline="", encoding="utf-8")
+    try:
+        w = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+        w.writeheader()
+        for row in rows:
+            w.writerow({k: fmt(row.get(k)) for k in fields})
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folder", help="folder of clcg-mpi JSON records")
+    ap.add_argument("-o", "--output", help="per-run CSV (default FOLDER/runs.csv)")
+    ap.add_argument("--summary", help="per-point CSV (default FOLDER/summary.csv)")
+    a = ap.parse_args(argv)
+    if not os.path.isdir(a.folder):
+        ap.error("%s is not a folder" % a.folder)
+    rows = [row_of(name, r) for name, r in read_records(a.folder)]
+    if not rows:
+        print("collect.py: no clcg-mpi records in %s" % a.folder, file=sys.stderr)
+        return 1
+    summary = derive(rows)
+    runs_path = a.output or os.path.join(a.folder, "runs.csv")
+    summary_path = a.summary or os.path.join(a.folder, "summary.csv")
+    write_csv(runs_path, RUN_FIELDS, rows)
+    write_csv(summary_path, SUMMARY_FIELDS, summary)
+    if "-" not in (runs_path, summary_path):
+        print("collect.py: %d runs -> %s, %d points -> %s"
+              % (len(rows), runs_path, len(summary), summary_path), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

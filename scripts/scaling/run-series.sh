@@ -1,0 +1,121 @@
+#!/bin/bash
+# Run a strong or weak scaling series of clcg-mpi: one run per (exchange, rank count,
+# repeat), each writing one JSON record into the output folder, named
+# SERIES-EXCHANGE-pRANKS-rREPEAT.json (collect.py reads the series from the name).
+#
+# Strong: the same problem on every rank count.  Weak: the problem grows with the rank
+# count, the last grid dimension scaled by P (poisson3d:NX,NY,NZ -> NX,NY,NZ*P,
+# poisson2d:NX,NY -> NX,NY*P), so every rank owns the same slab and sends the same halo.
+#
+# usage: run-series.sh [OPTION]... [-- CLCG-MPI-ARGS...]
+#   --strong | --weak        series kind (default strong; env CLCG_SERIES)
+#   --ranks "1 2 4"          rank counts (env CLCG_RANKS, default "1 2 4")
+#   --size KIND:SIZE|FILE    problem; for --weak the size on one rank
+#                            (env CLCG_PROBLEM, default poisson3d:64)
+#   --exchange "needed neighbor"  exchange modes (env CLCG_EXCHANGE, default needed)
+#   --precond none|jacobi    (env CLCG_PRECOND, default jacobi)
+#   --repeats N              runs per point (env CLCG_REPEATS, default 1)
+#   --out DIR                output folder (env CLCG_OUT, default scaling-out)
+#   --bin PATH               the binary (env CLCG_BIN, default clcg-mpi in PATH)
+#   --dry-run                print the commands, run nothing (env CLCG_DRY_RUN=1)
+# Launcher: $MPIEXEC (default mpiexec) is called as `$MPIEXEC $MPIEXEC_NP P $MPIEXEC_ARGS`
+# with MPIEXEC_NP defaulting to -n; inside a SLURM allocation use MPIEXEC="srun --mpi=pmix".
+# Exit status 0 when every run finished (converged or reached the iteration limit),
+# 1 when a run failed (its log is beside its record), 2 on a usage error.
+set -u
+
+series=${CLCG_SERIES:-strong}
+ranks=${CLCG_RANKS:-1 2 4}
+problem=${CLCG_PROBLEM:-poisson3d:64}
+exchanges=${CLCG_EXCHANGE:-needed}
+precond=${CLCG_PRECOND:-jacobi}
+repeats=${CLCG_REPEATS:-1}
+out=${CLCG_OUT:-scaling-out}
+bin=${CLCG_BIN:-clcg-mpi}
+dry=${CLCG_DRY_RUN:-0}
+launcher=${MPIEXEC:-mpiexec}
+np_flag=${MPIEXEC_NP:--n}
+launcher_args=${MPIEXEC_ARGS:-}
+
+usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
+die() { echo "run-series.sh: $*" >&2; exit 2; }
+need() { [ $# -ge 2 ] || die "$1 needs a value"; }
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --strong) series=strong ;;
+    --weak) series=weak ;;
+    --ranks) need "$@"; ranks=$2; shift ;;
+    --size) need "$@"; problem=$2; shift ;;
+    --exchange) need "$@"; exchanges=$2; shift ;;
+    --precond) need "$@"; precond=$2; shift ;;
+    --repeats) need "$@"; repeats=$2; shift ;;
+    --out) need "$@"; out=$2; shift ;;
+    --bin) need "$@"; bin=$2; shift ;;
+    --dry-run) dry=1 ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; break ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+  shift
+done
+extra=("$@")   # what is left goes to clcg-mpi
+
+case $series in strong|weak) ;; *) die "series must be strong or weak, not '$series'" ;; esac
+ranks=$(echo "$ranks" | tr ',' ' ')
+exchanges=$(echo "$exchanges" | tr ',' ' ')
+for p in $ranks; do
+  case $p in ''|*[!0-9]*|0) die "rank count '$p' is not a positive integer" ;; esac
+done
+case $repeats in ''|*[!0-9]*|0) die "repeats '$repeats' is not a positive integer" ;; esac
+
+# problem_args P: set pargs to the clcg-mpi arguments naming the problem on P ranks
+problem_args() {
+  local p=$1 kind nx ny nz
+  if [ -e "$problem" ] || case $problem in *.mtx|*.mtx.gz) true ;; *) false ;; esac; then
+    [ "$series" = weak ] && die "a weak series needs a generated problem, not the file '$problem'"
+    pargs=("$problem")
+    return
+  fi
+  [ "$series" = strong ] && { pargs=(--generate "$problem"); return; }
+  kind=${problem%%:*}
+  case ${problem#*:} in
+    ''|*[!0-9,]*|*,,*) die "bad size in '$problem'" ;;
+  esac
+  IFS=, read -r nx ny nz <<EOF
+${problem#*:}
+EOF
+  case $kind in
+    poisson3d) pargs=(--generate "poisson3d:$nx,${ny:-$nx},$((${nz:-$nx} * p))") ;;
+    poisson2d) pargs=(--generate "poisson2d:$nx,$((${ny:-$nx} * p))") ;;
+    *) die "a weak series needs poisson3d or poisson2d, not '$kind'" ;;
+  esac
+}
+
+[ "$dry" = 1 ] || mkdir -p "$out" || die "cannot create '$out'"
+failed=0
+for x in $exchanges; do
+  for p in $ranks; do
+    problem_args "$p"
+    for ((r = 1; r <= repeats; r++)); do
+      name=$out/$series-$x-p$p-r$r
+      # shellcheck disable=SC2206  # the launcher and its flags are word lists
+      cmd=($launcher $np_flag "$p" $launcher_args "$bin" "${pargs[@]}" --exchange "$x"
+           --precond "$precond" --json "$name.json" -q ${extra[@]+"${extra[@]}"})
+      if [ "$dry" = 1 ]; then
+        echo "${cmd[*]}"
+        continue
+      fi
+      echo "# $series $x P=$p run $r: ${cmd[*]}" >&2
+      rm -f "$name.json"
+      "${cmd[@]}" >"$name.log" 2>&1
+      rc=$?
+      # 0: converged, 1: iteration limit (expected for fixed-iteration timing runs)
+      if [ $rc -gt 1 ] || [ ! -s "$name.json" ]; then
+        echo "run-series.sh: $series $x P=$p run $r failed (exit $rc), see $name.log" >&2
+        failed=1
+      fi
+    done
+  done
+done
+exit $failed

@@ -1,0 +1,79 @@
+#!/bin/sh
+# Hostile inputs: each gets either a right answer or one clear message naming the file,
+# a documented non-zero exit status, no output file and no hang; on 1 and on 2 ranks.
+. "${srcdir:-.}/tests/tap.sh"
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+
+check_error() {  # check_error FILE NP [EXIT-CODES]
+  f=$1; np=$2; codes=${3:-"3 4"}
+  rm -f "$t/x.mtx"
+  timeout 120 $MPIEXEC -n "$np" "$CLCG_BIN" "$f" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  msgs=$(grep -c '^clcg-mpi: ' "$t/err")
+  good=1
+  case " $codes " in *" $rc "*) ;; *) good=0 ;; esac
+  [ "$msgs" -eq 1 ] || good=0
+  grep -q "$(basename "$f")" "$t/err" || good=0
+  [ -e "$t/x.mtx" ] && good=0
+  ls "$t" | grep -q 'x.mtx.tmp' && good=0
+  grep -qi 'nan' "$t/out" && good=0
+  [ $good -eq 1 ]
+  ok $? "$(basename "$f") on $np rank(s): refused, exit $rc, $(head -c 160 "$t/err" | tr '\n' ' ')"
+}
+
+check_valid() {  # check_valid FILE NP
+  f=$1; np=$2
+  rm -f "$t/x.mtx"
+  timeout 120 $MPIEXEC -n "$np" "$CLCG_BIN" "$f" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  r=$(residual "$f" "$t/x.mtx" 2>/dev/null)
+  [ $rc -eq 0 ] && le "$r" 1e-7
+  ok $? "$(basename "$f") on $np rank(s): solved, true residual $r (rc=$rc $(head -c 160 "$t/err"))"
+}
+
+# our own small hostile inputs, always tested
+mm() { printf '%%%%MatrixMarket matrix coordinate real %s\n' "$1"; }
+{ mm general; printf '2 2 3\n1 1 4\n2 2 4\n'; } >"$t/short.mtx"
+{ mm general; printf '2 2 2\n1 1 4\n2 2 x4\n'; } >"$t/word.mtx"
+{ mm general; printf '2 2 3\n1 1 4\n1 2 1\n2 2 4\n'; } >"$t/unsym.mtx"
+{ mm symmetric; printf '2 2 3\n1 1 1\n2 1 3\n2 2 2\n'; } >"$t/indef.mtx"
+{ mm symmetric; printf '2 2 2\n1 1 -1\n2 2 -1\n'; } >"$t/negdef.mtx"
+{ mm symmetric; printf '3 3 2\n1 1 1\n2 2 1\n'; } >"$t/emptyrow.mtx"
+{ mm general; printf '2 2 2\n1 1 1e400\n2 2 1\n'; } >"$t/huge.mtx"
+printf 'not a matrix\n' >"$t/nobanner.mtx"
+: >"$t/empty.mtx"
+for f in short word unsym huge nobanner empty; do check_error "$t/$f.mtx" 1 3; done
+for f in indef negdef emptyrow; do check_error "$t/$f.mtx" 1 4; done
+check_error "$t/word.mtx" 2 3
+check_error "$t/indef.mtx" 2 4
+{ mm symmetric; printf '3 3 4\n1 1 4\n2 1 -1\n2 2 4\n3 3 4\n'; } >"$t/fine.mtx"
+check_valid "$t/fine.mtx" 1
+check_valid "$t/fine.mtx" 2
+
+if have_matrices; then
+  # expected outcomes from the index that comes with the files
+  grep '^| [a-z0-9-]*\.mtx |' "$CLCG_MATRICES/bad/INDEX.md" | while IFS='|' read -r _ file expect _; do
+    file=$(echo $file); expect=$(echo $expect)
+    for np in 1 2; do
+      case "$expect" in
+        valid) check_valid "$CLCG_MATRICES/bad/$file" $np ;;
+        error) check_error "$CLCG_MATRICES/bad/$file" $np ;;
+        *)  # valid or error: either a right answer or a clean refusal
+          timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$CLCG_MATRICES/bad/$file" -o "$t/y.mtx" >"$t/out" 2>"$t/err"; rc=$?
+          if [ $rc -eq 0 ]; then r=$(residual "$CLCG_MATRICES/bad/$file" "$t/y.mtx"); le "$r" 1e-7
+          else [ $rc -eq 3 ] || [ $rc -eq 4 ]; fi
+          ok $? "$file on $np rank(s): $expect (rc=$rc)"
+          rm -f "$t/y.mtx" ;;
+      esac
+    done
+  done >"$t/tap"
+  # renumber: the loop ran in a subshell
+  while read -r line; do
+    case "$line" in
+      "ok "*) ok 0 "${line#ok [0-9]* - }" ;;
+      "not ok "*) ok 1 "${line#not ok [0-9]* - }" ;;
+    esac
+  done <"$t/tap"
+  for f in "$CLCG_MATRICES"/not-spd/*.mtx; do check_error "$f" 1; check_error "$f" 2; done
+else
+  skip "shared hostile matrices" "CLCG_MATRICES not found"
+fi
+done_testing

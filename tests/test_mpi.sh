@@ -1,0 +1,60 @@
+#!/bin/sh
+# The answer does not depend on the rank count or the exchange mode; the solution comes
+# back in global order; a fault on one rank ends every rank with one message.
+. "${srcdir:-.}/tests/tap.sh"
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+
+"$CLCG_BIN" -q --generate poisson3d:10,9,8 --write-matrix "$t/p3d.mtx"
+list="$t/p3d.mtx"
+if have_matrices; then
+  list="$list $CLCG_MATRICES/spd/bcsstk14.mtx $CLCG_MATRICES/spd/494_bus.mtx $CLCG_MATRICES/spd/LFAT5.mtx $CLCG_MATRICES/spd/gr_30_30.mtx"
+else
+  skip "shared SPD matrices" "CLCG_MATRICES not found"
+fi
+for m in $list; do
+  name=$(basename "$m")
+  "$CLCG_BIN" "$m" --json "$t/one.json" -o "$t/x1.mtx" -q
+  base=$(json_num "$t/one.json" iterations)
+  for np in 2 3 4; do
+    for ex in allgather needed neighbor; do
+      timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$m" --exchange $ex --json "$t/r.json" -o "$t/x.mtx" -q; rc=$?
+      it=$(json_num "$t/r.json" iterations)
+      r=$(residual "$m" "$t/x.mtx")
+      tol=$(awk -v b="$base" 'BEGIN { t = int(0.01 * b + 0.5); print (t > 1 ? t : 1) }')
+      [ $rc -eq 0 ] && absdiff_le "$it" "$base" "$tol" && le "$r" 1e-7
+      ok $? "$name, $np ranks, $ex: $it iterations (1 rank: $base, +-$tol), true residual $r"
+    done
+  done
+done
+# generated problems, each rank building only its own rows
+for np in 1 2 3 4; do
+  timeout 300 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson3d:13 --json "$t/g.json" -q; rc=$?
+  it=$(json_num "$t/g.json" iterations); tr=$(json_num "$t/g.json" true)
+  [ $np -eq 1 ] && gbase=$it
+  [ $rc -eq 0 ] && absdiff_le "$it" "$gbase" 1 && le "$tr" 1e-7
+  ok $? "poisson3d:13 generated on $np ranks: $it iterations, true residual $tr"
+done
+# several devices per rank (the CPU device opened twice stands in for two GPUs)
+timeout 300 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson3d:13 --devices-per-rank 2 --device-type cpu --json "$t/d.json" -q 2>"$t/err"; rc=$?
+it=$(json_num "$t/d.json" iterations)
+if grep -q "only 1 device" "$t/err"; then skip "two devices on one rank" "one OpenCL device here"
+else [ $rc -eq 0 ] && absdiff_le "$it" "$gbase" 1; ok $? "1 rank x 2 devices: $it iterations"; fi
+# the profile reports bytes sent per iteration and min/max over ranks
+timeout 300 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:13 --exchange neighbor --profile >"$t/out" 2>&1
+grep -q "bytes sent per iteration: min" "$t/out" && grep -q "solve time over ranks: min" "$t/out"
+ok $? "--profile on 3 ranks reports bytes sent and min/max over ranks"
+
+# a fault on one of 3 ranks: every rank ends promptly, rank 0 names the rank, exit 5
+for phase in load device solve; do
+  start=$(date +%s)
+  CLCG_FAULT=1:$phase timeout 60 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:12 -o "$t/f.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  took=$(( $(date +%s) - start ))
+  [ $rc -eq 5 ] && [ $took -lt 30 ] && [ "$(grep -c '^clcg-mpi: rank 1: ' "$t/err")" -eq 1 ] && [ ! -e "$t/f.mtx" ]
+  ok $? "fault on rank 1 during $phase: all 3 ranks end in ${took}s with exit $rc and one message"
+done
+# a bad file on 3 ranks: one message, the input exit status
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 2 oops\n3 3 1\n' >"$t/bad.mtx"
+timeout 60 $MPIEXEC -n 3 "$CLCG_BIN" "$t/bad.mtx" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ "$(grep -c 'bad.mtx:4' "$t/err")" -eq 1 ]
+ok $? "bad file on 3 ranks: exit $rc, one message naming line 4"
+done_testing

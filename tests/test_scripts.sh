@@ -1,0 +1,203 @@
+#!/bin/sh
+# The SLURM templates and scaling scripts: syntax, the srun lines of their dry runs, a tiny
+# strong and weak series through run-series.sh, collect.py's CSV and plot.sh's PNG files.
+top=${srcdir:-$(dirname "$0")/..}
+. "$top/tests/tap.sh"
+slurm=$top/scripts/slurm
+scaling=$top/scripts/scaling
+t=$(mktemp -d "${TMPDIR:-/tmp}/clcg-scripts.XXXXXX"); trap 'rm -rf "$t"' EXIT
+# the dry runs must not see an allocation that this test may happen to run in
+unset SLURM_JOB_ID SLURM_JOB_NUM_NODES SLURM_GPUS_PER_NODE SLURM_GPUS_ON_NODE SLURM_CPUS_PER_TASK
+unset CLCG_RANKS CLCG_PROBLEM CLCG_EXCHANGE CLCG_PRECOND CLCG_REPEATS CLCG_OUT CLCG_ARGS CLCG_DRY_RUN
+have() { command -v "$1" >/dev/null 2>&1; }
+check() {  # check STATUS DESCRIPTION [FILE]: ok, and on failure the head of FILE as comments
+  ok "$1" "$2"
+  [ "$1" -eq 0 ] || [ -z "${3:-}" ] || head -n 8 "$3" | sed 's/^/#   /'
+}
+if have timeout; then limit="timeout 120"; else limit=""; fi
+
+# ---- syntax ----
+for f in "$slurm"/*.sbatch "$scaling"/*.sh; do
+  bash -n "$f" 2>"$t/err"
+  check $? "bash -n $(basename "$f")" "$t/err"
+done
+if have python3; then
+  python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$scaling/collect.py" 2>"$t/err"
+  check $? "collect.py parses" "$t/err"
+else
+  skip "collect.py parses" "no python3"
+fi
+for f in "$slurm"/*.sbatch; do
+  grep -q '^#SBATCH --signal=B:USR1@' "$f" && grep -q '^trap on_usr1 USR1' "$f" &&
+    grep -q 'srun --mpi=' "$f" && grep -q -- '--gpus-per-task=1' "$f"
+  ok $? "$(basename "$f"): USR1 warning before the time limit, srun --mpi, a GPU per task"
+done
+
+# ---- dry runs: the srun lines for (nodes, GPUs per node) ----
+# dry NAME ARGS...: run a template's dry run into $t/dry, the srun lines into $t/srun
+dry() {
+  f=$1; shift
+  bash "$slurm/$f" --dry-run "$@" >"$t/dry" 2>&1; rc=$?
+  grep '^srun ' "$t/dry" >"$t/srun"
+  return $rc
+}
+has() { grep -q -e "$1" "$t/srun"; }   # has REGEX: some srun line matches
+
+for ng in 1:2 1:4; do
+  g=${ng#*:}
+  dry one-node.sbatch --gpus-per-node "$g" && [ "$(wc -l <"$t/srun")" -eq 1 ] &&
+    has "^srun --mpi=pmix --nodes=1 --ntasks=$g --ntasks-per-node=$g .*--gpus-per-task=1 .*--generate poisson3d:256 "
+  check $? "one-node dry run, $g GPUs" "$t/dry"
+done
+CLCG_DRY_RUN=1 CLCG_EXCHANGE="needed neighbor" CLCG_PROBLEM=poisson2d:100 CLCG_ARGS="--profile" \
+  bash "$slurm/one-node.sbatch" --gpus-per-node=3 --cpus-per-task=5 >"$t/dry" 2>&1
+rc=$?; grep '^srun ' "$t/dry" >"$t/srun"
+[ $rc -eq 0 ] && [ "$(wc -l <"$t/srun")" -eq 2 ] && has ' --cpus-per-task=5 ' &&
+  has ' --exchange neighbor .*--json clcg-dry-run/run-neighbor-p3.json --profile$'
+check $? "one-node dry run from CLCG_DRY_RUN and the environment" "$t/dry"
+dry one-node.sbatch --nodes 2
+[ $? -eq 2 ] && [ ! -s "$t/srun" ]
+check $? "one-node refuses two nodes" "$t/dry"
+bash "$slurm/one-node.sbatch" >"$t/dry" 2>&1
+[ $? -eq 2 ] && grep -q 'not inside a SLURM job' "$t/dry"
+check $? "without SLURM and without --dry-run, a template refuses to run" "$t/dry"
+
+for ng in 2:4 3:2; do
+  n=${ng%:*} g=${ng#*:}
+  dry multi-node.sbatch --nodes "$n" --gpus-per-node "$g" &&
+    has "^srun --mpi=pmix --nodes=$n --ntasks=$((n * g)) --ntasks-per-node=$g "
+  check $? "multi-node dry run, $n nodes of $g GPUs" "$t/dry"
+done
+
+for ng in 2:4 1:2; do
+  n=${ng%:*} g=${ng#*:} p=$((n * g))
+  # ranks 1 2 4 .. p, two exchange modes, three repeats
+  want=0; q=1; while [ $q -lt $p ]; do want=$((want + 6)); q=$((q * 2)); done; want=$((want + 6))
+  dry strong-scaling.sbatch --nodes "$n" --gpus-per-node "$g" &&
+    [ "$(wc -l <"$t/srun")" -eq $want ] &&
+    has "^srun --mpi=pmix --nodes=1 --ntasks=1 --ntasks-per-node=1 .*strong-needed-p1-r1.json" &&
+    has "^srun --mpi=pmix --nodes=$n --ntasks=$p --ntasks-per-node=$g .*strong-neighbor-p$p-r3.json"
+  check $? "strong-scaling dry run, $n nodes of $g GPUs: $want steps" "$t/dry"
+done
+
+(CLCG_RANKS="1 2 4 6" CLCG_REPEATS=1 CLCG_EXCHANGE=needed CLCG_PROBLEM=poisson3d:64
+  export CLCG_RANKS CLCG_REPEATS CLCG_EXCHANGE CLCG_PROBLEM
+  dry weak-scaling.sbatch --nodes 3 --gpus-per-node 2) &&
+  [ "$(wc -l <"$t/srun")" -eq 4 ] &&
+  has "^srun --mpi=pmix --nodes=1 --ntasks=1 .*--generate poisson3d:64,64,64 .*weak-needed-p1-r1.json" &&
+  has "^srun --mpi=pmix --nodes=2 --ntasks=4 --ntasks-per-node=2 .*--generate poisson3d:64,64,256 " &&
+  has "^srun --mpi=pmix --nodes=3 --ntasks=6 --ntasks-per-node=2 .*--generate poisson3d:64,64,384 "
+check $? "weak-scaling dry run, 3 nodes of 2 GPUs: NZ grows with the ranks" "$t/dry"
+(CLCG_PROBLEM=poisson3d27:64; export CLCG_PROBLEM; dry weak-scaling.sbatch --nodes 1 --gpus-per-node 2)
+[ $? -eq 2 ]
+check $? "weak-scaling refuses a problem it cannot grow" "$t/dry"
+
+MPIEXEC="srun --mpi=pmix" bash "$scaling/run-series.sh" --dry-run --weak --ranks 1,4 --bin clcg-mpi \
+  --size poisson2d:50,20 --exchange "needed neighbor" --out "$t/d" >"$t/dry" 2>&1 &&
+  [ "$(wc -l <"$t/dry")" -eq 4 ] &&
+  grep -q "^srun --mpi=pmix -n 4 clcg-mpi --generate poisson2d:50,80 --exchange neighbor .*$t/d/weak-neighbor-p4-r1.json" "$t/dry"
+check $? "run-series.sh dry run with srun as the launcher" "$t/dry"
+
+# ---- a tiny strong and weak series on the CPU device ----
+if [ -z "${CLCG_BIN:-}" ] || [ ! -x "$CLCG_BIN" ] || [ -z "${MPIEXEC:-}" ]; then
+  skip "strong series" "CLCG_BIN or MPIEXEC not set"
+  skip "weak series" "CLCG_BIN or MPIEXEC not set"
+  series=1
+else
+  $limit bash "$scaling/run-series.sh" --strong --bin "$CLCG_BIN" --ranks "1 2" --size poisson3d:12 \
+    --exchange needed,neighbor --out "$t/s" 2>"$t/err"
+  rc=$?
+  [ $rc -eq 0 ] && [ "$(find "$t/s" -name 'strong-*.json' | wc -l)" -eq 4 ]
+  check $? "strong series, 1 and 2 ranks, needed and neighbor (rc=$rc)" "$t/err"
+  s1=$rc
+  $limit bash "$scaling/run-series.sh" --weak --bin "$CLCG_BIN" --ranks "1 2" --size poisson3d:8 \
+    --exchange needed --out "$t/s" 2>"$t/err"
+  rc=$?
+  [ $rc -eq 0 ] && [ "$(find "$t/s" -name 'weak-*.json' | wc -l)" -eq 2 ]
+  check $? "weak series, 1 and 2 ranks (rc=$rc)" "$t/err"
+  series=$((s1 + rc))
+fi
+
+# ---- collect ----
+if ! have python3; then
+  skip "collect.py" "no python3"
+  skip "collect.py values" "no python3"
+  collected=1
+elif [ "$series" -ne 0 ]; then
+  skip "collect.py" "no series"
+  skip "collect.py values" "no series"
+  collected=1
+else
+  python3 "$scaling/collect.py" "$t/s" 2>"$t/err"
+  rc=$?
+  [ $rc -eq 0 ] && [ "$(wc -l <"$t/s/runs.csv")" -eq 7 ] && [ "$(wc -l <"$t/s/summary.csv")" -eq 7 ]
+  collected=$?
+  check $collected "collect.py: 6 runs, 6 points (rc=$rc)" "$t/err"
+  python3 - "$t/s/runs.csv" "$t/s/summary.csv" >"$t/err" 2>&1 <<'EOF'
+import csv, sys
+runs = list(csv.DictReader(open(sys.argv[1])))
+points = list(csv.DictReader(open(sys.argv[2])))
+bad = []
+def check(cond, what):
+    if not cond:
+        bad.append(what)
+for r in runs:
+    name = r["file"]
+    for k in ("per_iteration_ms", "solve_s", "n", "nnz", "iterations"):
+        check(r[k] != "" and float(r[k]) > 0, "%s: %s=%r" % (name, k, r[k]))
+    for k in ("exchange_s", "allreduce_s", "bytes_sent_max"):
+        check(r[k] != "" and float(r[k]) >= 0, "%s: %s=%r" % (name, k, r[k]))
+    check((int(r["bytes_sent_max"]) > 0) == (int(r["ranks"]) > 1), "%s: bytes sent %s" % (name, r["bytes_sent_max"]))
+    check(r["series"] == name.split("-")[0] and r["exchange"] == name.split("-")[1], "%s: series/exchange" % name)
+strong = [r for r in runs if r["series"] == "strong"]
+its = [int(r["iterations"]) for r in strong]
+check(len(strong) == 4 and max(its) - min(its) <= 1, "strong iterations %s" % its)
+check(len({r["n"] for r in strong}) == 1, "strong: one problem size")
+weak = sorted((r for r in runs if r["series"] == "weak"), key=lambda r: int(r["ranks"]))
+check(len(weak) == 2 and int(weak[1]["n"]) == 2 * int(weak[0]["n"]), "weak: n doubles")
+check(weak[0]["n_per_unit"] == weak[1]["n_per_unit"], "weak: same rows per rank")
+for p in points:
+    base = p["units"] == "1"
+    for k in ("speedup", "efficiency"):
+        v = float(p[k])
+        check(v > 0 and (abs(v - 1) < 1e-9 if base else True), "%s %s: %s=%s" % (p["curve"], p["units"], k, v))
+    check(abs(float(p["efficiency"]) * float(p["units"]) - float(p["speedup"])) < 1e-3 * float(p["speedup"]),
+          "%s: speedup = efficiency * units" % p["curve"])
+check(len({p["curve"] for p in points}) == 3, "three curves")
+print("; ".join(bad[:5]))
+sys.exit(1 if bad else 0)
+EOF
+  check $? "collect.py values: positive times, iterations equal across ranks, weak sizes" "$t/err"
+fi
+mkdir -p "$t/empty"
+if have python3; then
+  ! python3 "$scaling/collect.py" "$t/empty" >/dev/null 2>&1
+  ok $? "collect.py fails on a folder without records"
+else
+  skip "collect.py fails on a folder without records" "no python3"
+fi
+
+# ---- plot ----
+png_ok() {  # png_ok FILE: non-empty and starts with the PNG signature
+  [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+}
+if ! have gnuplot; then
+  skip "plot.sh" "no gnuplot (Debian package gnuplot-nox)"
+elif [ "$collected" -ne 0 ]; then
+  skip "plot.sh" "no summary.csv"
+else
+  bash "$scaling/plot.sh" "$t/s/summary.csv" "$t/png" >"$t/out" 2>"$t/err"
+  rc=$?
+  good=0
+  for s in strong weak; do
+    for k in time speedup efficiency comm; do
+      png_ok "$t/png/$s-$k.png" || { good=1; diag "bad or missing $s-$k.png"; }
+    done
+  done
+  [ $rc -eq 0 ] && [ $good -eq 0 ]
+  check $? "plot.sh: 8 PNG files (rc=$rc)" "$t/err"
+fi
+! bash "$scaling/plot.sh" "$t/missing.csv" >/dev/null 2>&1
+ok $? "plot.sh fails on a missing CSV"
+
+done_testing
