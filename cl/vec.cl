@@ -137,3 +137,74 @@ kernel void check_stop(global const real *rr_part, uint n_rr, global const real 
             scal[S_ITS] = its;
     }
 }
+
+/* Single-reduction CG (Chronopoulos-Gear): p = u + beta p; s = w + beta s; x += alpha p;
+ * r -= alpha s; u = M^-1 r; partial sums of r'u and r'r.  (w = A u comes from the SpMV,
+ * whose partial sums give w'u: all three reach the host at one reduction point.) */
+kernel void update_sr(uint n, real alpha, real beta, global real *x, global real *r, global real *u,
+                      global const real *w, global real *p, global real *s, global const real *dinv,
+                      global real *part_ru, global real *part_rr, local real *buf)
+{
+    real sru = 0, srr = 0;
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+        const real pi = u[i] + beta * p[i];
+        const real si = w[i] + beta * s[i];
+        p[i] = pi;
+        s[i] = si;
+        x[i] += alpha * pi;
+        const real ri = r[i] - alpha * si;
+        r[i] = ri;
+        const real ui = dinv ? dinv[i] * ri : ri;
+        u[i] = ui;
+        sru += ri * ui;
+        srr += ri * ri;
+    }
+    sru = group_sum(sru, buf);
+    srr = group_sum(srr, buf);
+    if (get_local_id(0) == 0) {
+        part_ru[get_group_id(0)] = sru;
+        part_rr[get_group_id(0)] = srr;
+    }
+}
+
+/* Pipelined CG (Ghysels-Vanroose), all recurrences in one pass:
+ * z = nv + beta z; q = m + beta q; s = w + beta s; p = u + beta p;
+ * x += alpha p; r -= alpha s; u -= alpha q; w -= alpha z; m = M^-1 w;
+ * partial sums of r'u, w'u and r'r for the next reduction, which then overlaps the
+ * exchange of m and the SpMV nv = A m. */
+kernel void update_pipe(uint n, real alpha, real beta, global real *x, global real *r, global real *u,
+                        global real *w, global real *m, global const real *nv, global real *z,
+                        global real *q, global real *s, global real *p, global const real *dinv,
+                        global real *part_ru, global real *part_wu, global real *part_rr, local real *buf)
+{
+    real sru = 0, swu = 0, srr = 0;
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+        const real zi = nv[i] + beta * z[i];
+        const real qi = m[i] + beta * q[i];
+        const real si = w[i] + beta * s[i];
+        const real pi = u[i] + beta * p[i];
+        z[i] = zi;
+        q[i] = qi;
+        s[i] = si;
+        p[i] = pi;
+        x[i] += alpha * pi;
+        const real ri = r[i] - alpha * si;
+        const real ui = u[i] - alpha * qi;
+        const real wi = w[i] - alpha * zi;
+        r[i] = ri;
+        u[i] = ui;
+        w[i] = wi;
+        m[i] = dinv ? dinv[i] * wi : wi;
+        sru += ri * ui;
+        swu += wi * ui;
+        srr += ri * ri;
+    }
+    sru = group_sum(sru, buf);
+    swu = group_sum(swu, buf);
+    srr = group_sum(srr, buf);
+    if (get_local_id(0) == 0) {
+        part_ru[get_group_id(0)] = sru;
+        part_wu[get_group_id(0)] = swu;
+        part_rr[get_group_id(0)] = srr;
+    }
+}

@@ -72,7 +72,7 @@ static clcg_status set_spmv_head(cl_kernel k, const clcg_slice *s, cl_uint n, cl
 
 static clcg_status set_spmv_tail(cl_kernel k, int i, const clcg_slice *s, cl_uint part_off)
 {
-    ARG(k, i, s->q);
+    ARG(k, i, s->sp_out ? s->sp_out : s->q);
     ARG(k, i + 1, s->part_pq);
     ARG(k, i + 2, part_off);
     if (s->fmt == FMT_CSR_VECTOR) {
@@ -131,7 +131,7 @@ static clcg_status set_update_xr(clcg_slice *s, cl_kernel k, cl_mem p, cl_mem pq
     return CLCG_OK;
 }
 
-/* r = b - A x0 with x0 = 0: r = b; partial sums of r'z, r'r into part_rz[0], part_rr[0] */
+/* x0 = 0, r = b (b is on the device since setup); partial sums of r'z, r'r into part_rz[0], part_rr[0] */
 static clcg_status start(cg_ctx *c, int d, double tol2)
 {
     clcg_slice *s = &c->s[d];
@@ -139,9 +139,6 @@ static clcg_status start(cg_ctx *c, int d, double tol2)
     double sc[S_COUNT] = {0};
     const size_t ob = (size_t)(s->nrows ? s->nrows : 1) * sizeof(double);
     sc[S_TOL2] = tol2;
-    if (s->nrows)
-        CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->b, CL_TRUE, 0, (size_t)s->nrows * sizeof(double),
-                                     c->p->b + s->row_lo, 0, NULL, NULL));
     CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->scal, CL_TRUE, 0, sizeof sc, sc, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->q, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->x, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
@@ -257,23 +254,49 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
 
 /* ---- several ranks or devices ---- */
 
-enum { RED_PQ, RED_RZ_RR };
+enum { RED_PQ, RED_RZ_RR, RED_SR, RED_PIPE };
 
-/* Sum over devices and ranks of p'q (RED_PQ) or of r'z and r'r (RED_RZ_RR) from the
- * partial sums on the devices.  The MPI_Allreduce carries this rank's status as one more
- * entry, so all ranks learn of a fault at the same reduction and stop together. */
-static clcg_status reduce_global(cg_ctx *c, int which, double *out, clcg_status local)
+/* The partial-sum arrays a reduction point adds up, and how many entries each holds. */
+static int red_parts(const clcg_slice *s, int which, cl_mem *part, cl_uint *cnt)
 {
-    const int nv = which == RED_PQ ? 1 : 2;
-    double v[3] = {0, 0, 0};
+    const cl_uint nv = (cl_uint)s->vec.ng;
+    switch (which) {
+    case RED_PQ:
+        part[0] = s->part_pq, cnt[0] = (cl_uint)s->npq_parts;
+        return 1;
+    case RED_RZ_RR:   /* r'z, r'r */
+        part[0] = s->part_rz[0], cnt[0] = nv;
+        part[1] = s->part_rr[0], cnt[1] = nv;
+        return 2;
+    case RED_SR:      /* r'u, r'r, u'w */
+        part[0] = s->part_rz[0], cnt[0] = nv;
+        part[1] = s->part_rr[0], cnt[1] = nv;
+        part[2] = s->part_pq, cnt[2] = (cl_uint)s->npq_parts;
+        return 3;
+    default:          /* RED_PIPE: r'u, r'r, w'u */
+        part[0] = s->part_rz[0], cnt[0] = nv;
+        part[1] = s->part_rr[0], cnt[1] = nv;
+        part[2] = s->part_rz[1], cnt[2] = nv;
+        return 3;
+    }
+}
+
+/* This rank's sums (over its devices) of the partial sums of reduction point `which`;
+ * v[nv] carries the rank's status for the MPI reduction that follows. */
+static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clcg_status local)
+{
+    cl_mem part[3];
+    cl_uint cnt[3];
+    int nv = red_parts(&c->s[0], which, part, cnt);
+    memset(v, 0, 4 * sizeof *v);
     for (int d = 0; d < c->nd && local == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
         clcg_launch one = {s->vec.wg, 1};
         cl_kernel k = s->k[K_REDUCE];
+        red_parts(s, which, part, cnt);
         for (int i = 0; i < nv && local == CLCG_OK; i++) {
-            cl_mem part = which == RED_PQ ? s->part_pq : i == 0 ? s->part_rz[0] : s->part_rr[0];
-            cl_uint cnt = which == RED_PQ ? (cl_uint)s->npq_parts : (cl_uint)s->vec.ng, slot = (cl_uint)i;
-            cl_int e = clSetKernelArg(k, 0, sizeof part, &part) | clSetKernelArg(k, 1, sizeof cnt, &cnt) |
+            cl_uint slot = (cl_uint)i;
+            cl_int e = clSetKernelArg(k, 0, sizeof part[i], &part[i]) | clSetKernelArg(k, 1, sizeof cnt[i], &cnt[i]) |
                        clSetKernelArg(k, 2, sizeof(cl_mem), &s->red) | clSetKernelArg(k, 3, sizeof slot, &slot) |
                        clSetKernelArg(k, 4, s->vec.wg * sizeof(double), NULL);
             local = clcg_cl_fail_if(e, "clSetKernelArg(reduce_sum)");
@@ -291,16 +314,34 @@ static clcg_status reduce_global(cg_ctx *c, int which, double *out, clcg_status 
     }
     c->syncs++;
     v[nv] = local != CLCG_OK ? 1.0 : 0.0;
-    double t0 = MPI_Wtime();
-    if (MPI_Allreduce(MPI_IN_PLACE, v, nv + 1, MPI_DOUBLE, MPI_SUM, c->comm) != MPI_SUCCESS)
-        return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the dot products failed");
-    c->t_allreduce += MPI_Wtime() - t0;
+    *nvals = nv;
+    return local;
+}
+
+static clcg_status reduce_finish(cg_ctx *c, const double *v, int nv, double *out, clcg_status local)
+{
     if (local != CLCG_OK)
         return local;
     if (v[nv] != 0.0)
         return CLCG_ERR_PEER;
     memcpy(out, v, (size_t)nv * sizeof *out);
+    (void)c;
     return CLCG_OK;
+}
+
+/* Sum over devices and ranks of the partial sums of reduction point `which`.  The
+ * MPI_Allreduce carries this rank's status as one more entry, so all ranks learn of a
+ * fault at the same reduction and stop together. */
+static clcg_status reduce_global(cg_ctx *c, int which, double *out, clcg_status local)
+{
+    double v[4];
+    int nv = 0;
+    local = reduce_local(c, which, v, &nv, local);
+    double t0 = MPI_Wtime();
+    if (MPI_Allreduce(MPI_IN_PLACE, v, nv + 1, MPI_DOUBLE, MPI_SUM, c->comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the dot products failed");
+    c->t_allreduce += MPI_Wtime() - t0;
+    return reduce_finish(c, v, nv, out, local);
 }
 
 static clcg_status write_scalar(clcg_slice *s, cl_mem m, int slot, double v)
@@ -310,7 +351,8 @@ static clcg_status write_scalar(clcg_slice *s, cl_mem m, int slot, double v)
     return CLCG_OK;
 }
 
-/* Ghost exchange of p[0] on every device, the interior SpMV overlapping the transfers. */
+/* sp_out = A sp_in on every device, with the ghost exchange of sp_in overlapped by the
+ * SpMV of the interior rows; partial sums of sp_in'sp_out in part_pq. */
 static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
 {
     double t0 = MPI_Wtime();
@@ -321,7 +363,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
             clcg_launch L = s->vec;
             st = clcg_cl_fail_if(clSetKernelArg(kp, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->npack}) |
                                  clSetKernelArg(kp, 1, sizeof(cl_mem), &s->pack_idx) |
-                                 clSetKernelArg(kp, 2, sizeof(cl_mem), &s->p[0]) |
+                                 clSetKernelArg(kp, 2, sizeof(cl_mem), &s->sp_in) |
                                  clSetKernelArg(kp, 3, sizeof(cl_mem), &s->pack_buf), "clSetKernelArg(pack)");
             if (st == CLCG_OK)
                 st = launch(c, d, kp, K_PACK, &L);
@@ -337,7 +379,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
             s->npq_parts = s->spmv.ng;
             st = set_spmv_head(ks, s, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int);
             if (st == CLCG_OK)
-                st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->p[0]), "clSetKernelArg");
+                st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->sp_in), "clSetKernelArg");
             if (st == CLCG_OK)
                 st = set_spmv_tail(ks, 6, s, 0);
             if (st == CLCG_OK)
@@ -372,7 +414,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
             continue;
         for (int64_t k = 0; k < ng; k++)
             s->hghost[k] = c->hp[s->ghost_src[k]];
-        st = clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->p[0], CL_FALSE, (size_t)s->nrows * sizeof(double),
+        st = clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->sp_in, CL_FALSE, (size_t)s->nrows * sizeof(double),
                                                   (size_t)ng * sizeof(double), s->hghost, 0, NULL, NULL),
                              "clEnqueueWriteBuffer(ghosts)");
         if (st == CLCG_OK && s->nbnd > 0) {
@@ -380,7 +422,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
             int only = s->nint == 0;
             st = set_spmv_head(ks, s, (cl_uint)(only ? s->nrows : s->nbnd), only ? NULL : s->rows_bnd);
             if (st == CLCG_OK)
-                st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->p[0]), "clSetKernelArg");
+                st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->sp_in), "clSetKernelArg");
             if (st == CLCG_OK)
                 st = set_spmv_tail(ks, 6, s, only ? 0 : (cl_uint)s->spmv.ng);
             s->npq_parts = only ? s->spmv.ng : 2 * s->spmv.ng;
@@ -399,8 +441,11 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
     double v[2];
     int64_t k = 0;
 
-    for (int d = 0; d < c->nd && st == CLCG_OK; d++)
+    for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+        c->s[d].sp_in = c->s[d].p[0];
+        c->s[d].sp_out = c->s[d].q;
         st = start(c, d, tol2);
+    }
     st = reduce_global(c, RED_RZ_RR, v, st);
     if (st != CLCG_OK)
         return st;
@@ -474,6 +519,266 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
     }
     *run = res->iterations;
     return st;
+}
+
+/* ---- the other variants (host path) ---- */
+
+static clcg_status fill0(clcg_slice *s, cl_mem m, int64_t count)
+{
+    const double zero = 0.0;
+    CLCG_CL(clEnqueueFillBuffer(s->dev.queue, m, &zero, sizeof zero, 0, (size_t)(count ? count : 1) * sizeof(double),
+                                0, NULL, NULL));
+    return CLCG_OK;
+}
+
+/* Vectors a variant needs beyond those of the standard one. */
+static clcg_status alloc_variant(clcg_slice *s, int pipelined)
+{
+    const size_t ob = (size_t)(s->nrows ? s->nrows : 1) * sizeof(double);
+    const int first = pipelined ? EXT_U : EXT_S, last = EXT_S;
+    static const char *const what[EXT_COUNT] = {"vector u", "vector w", "vector z", "vector q", "vector s"};
+    for (int i = first; i <= last; i++)
+        if (!s->ext[i])
+            CLCG_CALL(clcg_dev_alloc(&s->dev, CL_MEM_READ_WRITE, ob, NULL, what[i], &s->ext[i]));
+    return CLCG_OK;
+}
+
+static clcg_status set_update_sr(clcg_slice *s, double alpha, double beta)
+{
+    cl_kernel k = s->k[K_UPDATE_SR];
+    ARG(k, 0, (cl_uint)s->nrows);
+    ARG(k, 1, alpha);
+    ARG(k, 2, beta);
+    ARG(k, 3, s->x);
+    ARG(k, 4, s->r);
+    ARG(k, 5, s->p[1]);          /* u, with room for ghosts */
+    ARG(k, 6, s->q);             /* w = A u */
+    ARG(k, 7, s->p[0]);          /* p */
+    ARG(k, 8, s->ext[EXT_S]);    /* s = A p */
+    CLCG_CALL(set_dinv(k, 9, s));
+    ARG(k, 10, s->part_rz[0]);
+    ARG(k, 11, s->part_rr[0]);
+    ARG_LOCAL(k, 12, s->vec.wg);
+    return CLCG_OK;
+}
+
+/* Chronopoulos-Gear: one reduction point (r'u, r'r, w'u) and one MPI_Allreduce per iteration. */
+static clcg_status solve_sr(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
+{
+    const int monitor = c->o->monitor && !c->o->quiet;
+    clcg_status st = CLCG_OK;
+    double v[3], alpha = 0.0, beta = 0.0, gamma_prev = 1.0;
+    for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+        clcg_slice *s = &c->s[d];
+        st = alloc_variant(s, 0);
+        if (st == CLCG_OK)
+            st = clcg_cl_fail_if(clEnqueueCopyBuffer(s->dev.queue, s->b, s->r, 0, 0,
+                                                     (size_t)(s->nrows ? s->nrows : 1) * sizeof(double), 0, NULL, NULL),
+                                 "clEnqueueCopyBuffer(r = b)");
+        if (st == CLCG_OK)
+            st = fill0(s, s->x, s->nrows);
+        if (st == CLCG_OK)
+            st = fill0(s, s->q, s->nrows);
+        if (st == CLCG_OK)
+            st = fill0(s, s->p[1], s->ncols);
+        if (st == CLCG_OK)
+            st = fill0(s, s->p[0], s->nrows);
+        if (st == CLCG_OK)
+            st = fill0(s, s->ext[EXT_S], s->nrows);
+        if (st == CLCG_OK)   /* alpha = beta = 0: r = b, u = M^-1 r, partial sums of r'u, r'r */
+            st = set_update_sr(s, 0.0, 0.0);
+        if (st == CLCG_OK)
+            st = launch(c, d, s->k[K_UPDATE_SR], K_UPDATE_SR, &s->vec);
+        s->sp_in = s->p[1];
+        s->sp_out = s->q;
+    }
+    st = spmv_with_exchange(c, st);
+    st = reduce_global(c, RED_SR, v, st);
+    if (st != CLCG_OK)
+        return st;
+    res->outcome = CLCG_DIVERGED_ITS;
+    for (int64_t k = 0;; k++) {
+        const double gamma = v[0], rr = v[1], delta = v[2];
+        res->rel_residual = sqrt(rr) / bnorm;
+        if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta)) {
+            res->outcome = CLCG_DIVERGED_NANORINF;
+            break;
+        }
+        if (monitor && c->rank == 0)
+            printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
+        if (rr <= tol2) {
+            res->outcome = CLCG_CONVERGED;
+            break;
+        }
+        if (k >= c->o->max_it)
+            break;
+        if (!(gamma > 0.0)) {
+            res->outcome = CLCG_DIVERGED_BREAKDOWN;
+            break;
+        }
+        beta = k == 0 ? 0.0 : gamma / gamma_prev;
+        const double pap = k == 0 ? delta : delta - beta * gamma / alpha;   /* p'Ap */
+        if (!(pap > 0.0)) {
+            res->outcome = isfinite(pap) ? CLCG_DIVERGED_INDEFINITE : CLCG_DIVERGED_NANORINF;
+            break;
+        }
+        alpha = gamma / pap;
+        gamma_prev = gamma;
+        for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+            st = set_update_sr(&c->s[d], alpha, beta);
+            if (st == CLCG_OK)
+                st = launch(c, d, c->s[d].k[K_UPDATE_SR], K_UPDATE_SR, &c->s[d].vec);
+        }
+        if (k == 2 && st == CLCG_OK)
+            st = clcg_fault_point(c->rank, "solve");
+        st = spmv_with_exchange(c, st);
+        st = reduce_global(c, RED_SR, v, st);
+        if (st != CLCG_OK)
+            return st;
+        res->iterations = k + 1;
+    }
+    *run = res->iterations;
+    return CLCG_OK;
+}
+
+static clcg_status set_update_pipe(clcg_slice *s, double alpha, double beta)
+{
+    cl_kernel k = s->k[K_UPDATE_PIPE];
+    ARG(k, 0, (cl_uint)s->nrows);
+    ARG(k, 1, alpha);
+    ARG(k, 2, beta);
+    ARG(k, 3, s->x);
+    ARG(k, 4, s->r);
+    ARG(k, 5, s->ext[EXT_U]);
+    ARG(k, 6, s->ext[EXT_W]);
+    ARG(k, 7, s->p[1]);          /* m = M^-1 w, with room for ghosts */
+    ARG(k, 8, s->q);             /* n = A m */
+    ARG(k, 9, s->ext[EXT_Z]);
+    ARG(k, 10, s->ext[EXT_Q]);
+    ARG(k, 11, s->ext[EXT_S]);
+    ARG(k, 12, s->p[0]);
+    CLCG_CALL(set_dinv(k, 13, s));
+    ARG(k, 14, s->part_rz[0]);
+    ARG(k, 15, s->part_rz[1]);
+    ARG(k, 16, s->part_rr[0]);
+    ARG_LOCAL(k, 17, s->vec.wg);
+    return CLCG_OK;
+}
+
+/* Ghysels-Vanroose: the reduction of (r'u, w'u, r'r) travels (MPI_Iallreduce) while m's
+ * ghosts are exchanged and n = A m is computed. */
+static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
+{
+    const int monitor = c->o->monitor && !c->o->quiet;
+    clcg_status st = CLCG_OK;
+    double v[4], alpha = 0.0, beta = 0.0, gamma_prev = 1.0;
+    int nv = 3;
+    /* r = b; u = M^-1 r; w = A u; m = M^-1 w; the rest 0.  The update kernel with
+     * alpha = beta = 0 and u = m = 0 gives those partial sums once u, w, m are set:
+     * run it on u := M^-1 b first, through the SpMV step. */
+    for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+        clcg_slice *s = &c->s[d];
+        const size_t ob = (size_t)(s->nrows ? s->nrows : 1) * sizeof(double);
+        st = alloc_variant(s, 1);
+        for (int i = 0; i < EXT_COUNT && st == CLCG_OK; i++)
+            st = fill0(s, s->ext[i], s->nrows);
+        if (st == CLCG_OK)
+            st = fill0(s, s->x, s->nrows);
+        if (st == CLCG_OK)
+            st = fill0(s, s->p[0], s->nrows);
+        if (st == CLCG_OK)
+            st = fill0(s, s->q, s->nrows);
+        if (st == CLCG_OK)
+            st = clcg_cl_fail_if(clEnqueueCopyBuffer(s->dev.queue, s->b, s->r, 0, 0, ob, 0, NULL, NULL), "clEnqueueCopyBuffer");
+        /* m := M^-1 b (as u0), exchanged and multiplied: n = A u0 = w0 */
+        if (st == CLCG_OK && s->dinv) {
+            cl_kernel kj = s->k[K_JACOBI];
+            st = clcg_cl_fail_if(clSetKernelArg(kj, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->nrows}) |
+                                 clSetKernelArg(kj, 1, sizeof(cl_mem), &s->dinv) |
+                                 clSetKernelArg(kj, 2, sizeof(cl_mem), &s->b) |
+                                 clSetKernelArg(kj, 3, sizeof(cl_mem), &s->p[1]), "clSetKernelArg(jacobi)");
+            if (st == CLCG_OK)
+                st = launch(c, d, kj, K_JACOBI, &s->vec);
+        } else if (st == CLCG_OK) {
+            st = clcg_cl_fail_if(clEnqueueCopyBuffer(s->dev.queue, s->b, s->p[1], 0, 0, ob, 0, NULL, NULL), "clEnqueueCopyBuffer");
+        }
+        if (st == CLCG_OK)
+            st = clcg_cl_fail_if(clEnqueueCopyBuffer(s->dev.queue, s->p[1], s->ext[EXT_U], 0, 0, ob, 0, NULL, NULL),
+                                 "clEnqueueCopyBuffer(u)");
+        s->sp_in = s->p[1];
+        s->sp_out = s->q;
+    }
+    st = spmv_with_exchange(c, st);
+    /* w = n, m = M^-1 w and the partial sums: the update with alpha = beta = 0 does
+     * z = n, w -= 0 ... so first put n into w by the update's own recurrence: w = w - 0*z
+     * keeps w = 0; instead copy n to w, then run the update with alpha = beta = 0. */
+    for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+        clcg_slice *s = &c->s[d];
+        const size_t ob = (size_t)(s->nrows ? s->nrows : 1) * sizeof(double);
+        st = clcg_cl_fail_if(clEnqueueCopyBuffer(s->dev.queue, s->q, s->ext[EXT_W], 0, 0, ob, 0, NULL, NULL),
+                             "clEnqueueCopyBuffer(w)");
+        if (st == CLCG_OK)
+            st = fill0(s, s->q, s->nrows);
+        if (st == CLCG_OK)
+            st = set_update_pipe(s, 0.0, 0.0);
+        if (st == CLCG_OK)
+            st = launch(c, d, s->k[K_UPDATE_PIPE], K_UPDATE_PIPE, &s->vec);
+    }
+    res->outcome = CLCG_DIVERGED_ITS;
+    for (int64_t k = 0;; k++) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        st = reduce_local(c, RED_PIPE, v, &nv, st);
+        double t0 = MPI_Wtime();
+        if (MPI_Iallreduce(MPI_IN_PLACE, v, nv + 1, MPI_DOUBLE, MPI_SUM, c->comm, &req) != MPI_SUCCESS)
+            return clcg_error(CLCG_ERR_MPI, "MPI_Iallreduce of the dot products failed");
+        c->t_allreduce += MPI_Wtime() - t0;
+        /* n = A m while the reduction travels (m's ghosts exchanged inside) */
+        if (k < c->o->max_it)
+            st = spmv_with_exchange(c, st);
+        t0 = MPI_Wtime();
+        if (MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return clcg_error(CLCG_ERR_MPI, "MPI_Wait of the dot products failed");
+        c->t_allreduce += MPI_Wtime() - t0;
+        st = reduce_finish(c, v, nv, v, st);
+        if (st != CLCG_OK)
+            return st;
+        const double gamma = v[0], rr = v[1], delta = v[2];
+        res->rel_residual = sqrt(rr) / bnorm;
+        if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta)) {
+            res->outcome = CLCG_DIVERGED_NANORINF;
+            break;
+        }
+        if (monitor && c->rank == 0)
+            printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
+        if (rr <= tol2) {
+            res->outcome = CLCG_CONVERGED;
+            break;
+        }
+        if (k >= c->o->max_it)
+            break;
+        if (!(gamma > 0.0)) {
+            res->outcome = CLCG_DIVERGED_BREAKDOWN;
+            break;
+        }
+        beta = k == 0 ? 0.0 : gamma / gamma_prev;
+        const double pap = k == 0 ? delta : delta - beta * gamma / alpha;
+        if (!(pap > 0.0)) {
+            res->outcome = isfinite(pap) ? CLCG_DIVERGED_INDEFINITE : CLCG_DIVERGED_NANORINF;
+            break;
+        }
+        alpha = gamma / pap;
+        gamma_prev = gamma;
+        for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+            st = set_update_pipe(&c->s[d], alpha, beta);
+            if (st == CLCG_OK)
+                st = launch(c, d, c->s[d].k[K_UPDATE_PIPE], K_UPDATE_PIPE, &c->s[d].vec);
+        }
+        if (k == 2 && st == CLCG_OK)
+            st = clcg_fault_point(c->rank, "solve");
+        res->iterations = k + 1;
+    }
+    *run = res->iterations;
+    return CLCG_OK;
 }
 
 /* ---- device binding ---- */
@@ -701,6 +1006,9 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         s->C = di->is_gpu ? 32 : 8;
         clcg_tune_defaults(s);
         st = clcg_slice_upload(s, &p->A, bounds[d], bounds[d + 1], needed, fmt, c.jacobi);
+        if (st == CLCG_OK && s->nrows)
+            st = clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->b, CL_TRUE, 0, (size_t)s->nrows * sizeof(double),
+                                                      p->b + s->row_lo, 0, NULL, NULL), "clEnqueueWriteBuffer(b)");
         if (st == CLCG_OK && !o->no_tune)
             st = clcg_tune(s, o->tune_cache, o->tune, c.jacobi, info->tuning, sizeof info->tuning, &info->t_tune);
         else if (st == CLCG_OK)
@@ -727,7 +1035,11 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             double ts = MPI_Wtime();
             c.launches = c.syncs = 0;
             c.t_exchange = c.t_allreduce = 0.0;
-            if (c.size == 1 && c.nd == 1)
+            if (!strcmp(o->variant, "single-reduction"))
+                st = solve_sr(&c, tol2, bnorm, res, &run);
+            else if (!strcmp(o->variant, "pipelined"))
+                st = solve_pipe(&c, tol2, bnorm, res, &run);
+            else if (c.size == 1 && c.nd == 1)
                 st = solve_fused(&c, tol2, bnorm, res, &run);
             else
                 st = solve_host(&c, tol2, bnorm, res, &run);

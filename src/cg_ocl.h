@@ -11,9 +11,11 @@ typedef enum { FMT_CSR_SCALAR = 0, FMT_CSR_VECTOR, FMT_SELL } clcg_fmt;
 
 /* kernels, in profile-table order */
 enum {
-    K_SPMV_CG = 0, K_SPMV, K_UPDATE_XR, K_UPDATE_P, K_RESIDUAL_INIT, K_REDUCE, K_CHECK,
-    K_PACK, K_DOT, K_COUNT
+    K_SPMV_CG = 0, K_SPMV, K_UPDATE_XR, K_UPDATE_P, K_UPDATE_SR, K_UPDATE_PIPE, K_RESIDUAL_INIT,
+    K_REDUCE, K_CHECK, K_PACK, K_DOT, K_JACOBI, K_COUNT
 };
+
+enum { EXT_U, EXT_W, EXT_Z, EXT_Q, EXT_S, EXT_COUNT };   /* vectors of the other CG variants */
 
 typedef struct {
     size_t wg, ng;          /* local size, number of work-groups */
@@ -29,6 +31,8 @@ typedef struct {
     cl_mem x, r, q, b, dinv, p[2];
     cl_mem part_pq, part_rz[2], part_rr[2], red, g_rz[2], g_pq, scal;
     cl_mem pack_idx, pack_buf, rows_int, rows_bnd;
+    cl_mem ext[EXT_COUNT];                /* allocated for the variant in use */
+    cl_mem sp_in, sp_out;                /* what the exchange + SpMV step multiplies */
     cl_mem hpin_pack, hpin_ghost, hpin_red, hpin_glob;  /* pinned host staging */
     double *hpack, *hghost, *hred, *hglob;              /* their mapped pointers */
     int64_t npack, nint, nbnd;

@@ -90,19 +90,37 @@ clcg_status clcg_agree(MPI_Comm comm, clcg_status st, int *failed_rank);
 
 /* ---- generated model problems ---- */
 typedef enum { CLCG_GEN_POISSON2D = 0, CLCG_GEN_POISSON3D, CLCG_GEN_POISSON3D27, CLCG_GEN_RANDOM } clcg_gen_kind;
+
+/* random: hub levels and the most long-range offsets (see gen.c) */
+#define CLCG_GEN_LEVELS 8
+#define CLCG_GEN_MAX_LONG 256
+/* no row of random has more entries than this (3072 hub edges, 2 path, 2*256 long, diagonal) */
+#define CLCG_GEN_MAX_ROW 3587
+
 typedef struct {
     clcg_gen_kind kind;
-    int64_t nx, ny, nz;       /* grid (poisson) */
+    int64_t nx, ny, nz;       /* grid (poisson); the weak forms multiply the last by nranks */
+    int weak;                 /* poisson: sized per rank (KIND-weak:...) */
     int64_t n;                /* rows */
-    double avg_degree;        /* random */
+    double avg_degree;        /* random: requested mean entries per row */
     uint64_t seed;            /* random */
+    /* random: drawn from the seed by clcg_gen_parse, identical on every rank */
+    int nlong;                                   /* long-range offsets in use */
+    int64_t long_off[CLCG_GEN_MAX_LONG];         /* ascending, all >= the widest hub block */
+    uint64_t long_key[CLCG_GEN_MAX_LONG];
+    uint64_t long_thr, hub_thr;                  /* edge probabilities in units of 2^-53 */
+    uint64_t member_key[CLCG_GEN_LEVELS], hub_key[CLCG_GEN_LEVELS], weight_key;
     char name[128];
 } clcg_gen;
 
+/* Parse KIND:SPEC (see the usage message) for a run on nranks ranks. */
 clcg_status clcg_gen_parse(const char *spec, int nranks, clcg_gen *g);
-/* Entries of rows [row0, row0+nrows) in full (not triangle) storage, global indices. */
+/* Entries of rows [row0, row0+nrows) in full (not triangle) storage, global indices,
+ * appended to out sorted by row, then column.  Any block of rows comes out the same as
+ * that block of the whole matrix, so each rank builds only its own rows. */
 clcg_status clcg_gen_rows(const clcg_gen *g, int64_t row0, int64_t nrows, clcg_coo *out);
-/* Entries in row i (for partitioning by nonzeros without building the rows). */
+/* Entries in row i (for partitioning by nonzeros without building the rows): O(1) for
+ * poisson; for random O(long offsets + levels), and O(entries) for a hub row. */
 int64_t clcg_gen_row_nnz(const clcg_gen *g, int64_t i);
 
 #endif

@@ -13,8 +13,9 @@ const char *clcg_format_name(clcg_fmt f)
     return names[f];
 }
 
-static const char *const knames[K_COUNT] = {"spmv_cg", "spmv", "update_xr", "update_p",
-                                            "residual_init", "reduce_sum", "check_stop", "pack", "dot_part"};
+static const char *const knames[K_COUNT] = {"spmv_cg", "spmv", "update_xr", "update_p", "update_sr",
+                                            "update_pipe", "residual_init", "reduce_sum", "check_stop",
+                                            "pack", "dot_part", "jacobi"};
 
 const char *clcg_kernel_name(int kid)
 {
@@ -301,7 +302,8 @@ void clcg_slice_free(clcg_slice *s)
 {
     cl_mem *mems[] = {&s->ptr, &s->col, &s->val, &s->x, &s->r, &s->q, &s->b, &s->dinv, &s->p[0], &s->p[1],
                       &s->part_pq, &s->part_rz[0], &s->part_rz[1], &s->part_rr[0], &s->part_rr[1], &s->red,
-                      &s->g_rz[0], &s->g_rz[1], &s->g_pq, &s->scal, &s->pack_idx, &s->pack_buf, &s->rows_int, &s->rows_bnd};
+                      &s->g_rz[0], &s->g_rz[1], &s->g_pq, &s->scal, &s->pack_idx, &s->pack_buf, &s->rows_int, &s->rows_bnd,
+                      &s->ext[0], &s->ext[1], &s->ext[2], &s->ext[3], &s->ext[4]};
     struct { cl_mem *m; double **p; } pins[] = {{&s->hpin_pack, &s->hpack}, {&s->hpin_ghost, &s->hghost},
                                                 {&s->hpin_red, &s->hred}, {&s->hpin_glob, &s->hglob}};
     for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)
@@ -339,6 +341,9 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
     case K_SPMV_CG: return 12.0 * nnz + 36.0 * n + j;
     case K_UPDATE_XR: return 48.0 * n + j;
     case K_UPDATE_P: return 24.0 * n + j;
+    case K_UPDATE_SR: return 88.0 * n + j;     /* read u p w s x r, write p s x r u */
+    case K_UPDATE_PIPE: return 152.0 * n + j;  /* read 10 vectors, write 9 */
+    case K_JACOBI: return 24.0 * n;
     case K_RESIDUAL_INIT: return 24.0 * n + j;
     case K_PACK: return 12.0 * (double)s->npack;
     case K_DOT: return 16.0 * n;

@@ -93,24 +93,38 @@ static void cache_store(const char *path, const char *key, const clcg_launch *L)
     fclose(f);
 }
 
-/* Average time of a few launches of kernel kid with shape L (after one warm-up). */
-static clcg_status time_shape(clcg_slice *s, int kid, const clcg_launch *L, double *t)
+/* Median device time (profiling events on a queue of its own) of a few launches of
+ * kernel kid with shape L, after one warm-up. */
+static clcg_status time_shape(clcg_slice *s, cl_command_queue q, int kid, const clcg_launch *L, double *t)
 {
+    enum { REPS = 7 };
     cl_kernel k = s->k[kid];
+    cl_event ev[REPS];
+    double d[REPS];
+    size_t g = L->wg * L->ng, l = L->wg;
     int local_arg = kid == K_SPMV ? (s->fmt == FMT_CSR_SCALAR ? 9 : 10) : 14;
     CLCG_CL(clSetKernelArg(k, (cl_uint)local_arg, L->wg * sizeof(double), NULL));
-    CLCG_CALL(clcg_launch_kernel(s, k, kid, L, NULL));
-    CLCG_CL(clFinish(s->dev.queue));
-    double t0 = MPI_Wtime();
-    enum { REPS = 5 };
+    CLCG_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL));
     for (int r = 0; r < REPS; r++)
-        CLCG_CALL(clcg_launch_kernel(s, k, kid, L, NULL));
-    CLCG_CL(clFinish(s->dev.queue));
-    *t = (MPI_Wtime() - t0) / REPS;
+        CLCG_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, &ev[r]));
+    CLCG_CL(clFinish(q));
+    for (int r = 0; r < REPS; r++) {
+        cl_ulong t0 = 0, t1 = 0;
+        clGetEventProfilingInfo(ev[r], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+        clGetEventProfilingInfo(ev[r], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+        clReleaseEvent(ev[r]);
+        d[r] = 1e-9 * (double)(t1 - t0);
+        for (int j = r; j > 0 && d[j] < d[j - 1]; j--) {
+            double x = d[j];
+            d[j] = d[j - 1];
+            d[j - 1] = x;
+        }
+    }
+    *t = d[REPS / 2];
     return CLCG_OK;
 }
 
-static clcg_status search(clcg_slice *s, int kid, clcg_launch *best)
+static clcg_status search(clcg_slice *s, cl_command_queue q, int kid, clcg_launch *best)
 {
     const size_t cu = s->dev.info.compute_units ? s->dev.info.compute_units : 1;
     double tbest = INFINITY, tprev_l = INFINITY;
@@ -121,7 +135,7 @@ static clcg_status search(clcg_slice *s, int kid, clcg_launch *best)
         for (size_t gpc = 1; gpc <= MAX_GPC; gpc *= 2) {
             clcg_launch L = {wg, gpc * cu};
             double t = INFINITY;
-            CLCG_CALL(time_shape(s, kid, &L, &t));
+            CLCG_CALL(time_shape(s, q, kid, &L, &t));
             if (t < tl)
                 tl = t;
             if (t < tbest) {
@@ -201,10 +215,18 @@ clcg_status clcg_tune(clcg_slice *s, const char *cache, int force, int jacobi, c
         CLCG_CL(clSetKernelArg(k, 12, sizeof(cl_mem), &s->scal));
         CLCG_CL(clSetKernelArg(k, 13, sizeof its, &its));
     }
-    for (int i = 0; i < 2; i++) {
-        CLCG_CALL(search(s, kids[i], &L[i]));
-        cache_store(path, key[i], &L[i]);
+    cl_int e;
+    cl_command_queue q = clCreateCommandQueue(s->dev.ctx, s->dev.info.device, CL_QUEUE_PROFILING_ENABLE, &e);
+    CLCG_CL(e);
+    CLCG_CL(clFinish(s->dev.queue));
+    clcg_status st = CLCG_OK;
+    for (int i = 0; i < 2 && st == CLCG_OK; i++) {
+        st = search(s, q, kids[i], &L[i]);
+        if (st == CLCG_OK)
+            cache_store(path, key[i], &L[i]);
     }
+    clReleaseCommandQueue(q);
+    CLCG_CALL(st);
     s->spmv = L[0];
     s->vec = L[1];
     *seconds += MPI_Wtime() - t0;

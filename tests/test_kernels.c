@@ -318,7 +318,7 @@ static int close_to(const char *what, double got, double want, double tol)
         return 1;
     if (!stuck)
         tap_diag("  %s = %.17g, want %.17g (|diff| %.3g, tolerance %.3g = %.1f eps-units)", what, got, want,
-             fabs(got - want), tol, tol / EPS);
+                 fabs(got - want), tol, tol / EPS);
     return 0;
 }
 
@@ -720,9 +720,10 @@ typedef struct {
 static const cg_case cg_cases[] = {
     {"runs, Jacobi, first=0", {0.5, 1.5, 0.25, 2.0, 0.75}, {1.0, 0.5, 2.5}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 0, 0},
     {"runs, no preconditioner, first=0", {0.3, 0.1, 0.2, 0.4, 0.6}, {2.0, 1.0, 0.125}, {1.0, 1.0, 1.0, 1.0}, 0, 0, 0, 0, 1e-12, 0, 0},
-    {"runs, Jacobi, first=1 (beta = 0, rz_prev NaN unread)", {1.0, 2.0, 3.0, 4.0, 5.0}, {0}, {1.0, 2.0, 3.0, 4.0}, 1, 1, 1, 0, 1e-12, 0, 0},
+    {"runs, Jacobi, first=1 (beta = 0, rz_prev NaN and unused)", {1.0, 2.0, 3.0, 4.0, 5.0}, {0}, {1.0, 2.0, 3.0, 4.0}, 1, 1, 1, 0, 1e-12, 0, 0},
     {"runs, rows list", {0.5, 1.5, 0.25, 2.0, 0.75}, {1.0, 0.5, 2.5}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 0, 1},
     {"converged: rr <= tol2", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1e-4, 2e-4, 0.0, 1e-4}, 0, 0, 1, 0, 1e-3, 1, 0},
+    {"converged: rr = tol2 exactly", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {0.25, 0.5, 0.125, 0.125}, 0, 0, 1, 0, 1.0, 1, 0},
     {"breakdown: rz < 0", {0.5, -1.0, 0.25, 0.0, 0.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 4, 0},
     {"breakdown: rz = 0", {0.0, 0.0, 0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 0, 0, 1e-12, 4, 0},
     {"NaN in rr", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1.0, NAN, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 3, 0},
@@ -1202,73 +1203,52 @@ static void test_residual_init(void)
     clReleaseKernel(k);
 }
 
-/* update_p: p = z + beta p, beta = sum(rz_cur) / sum(rz_prev), or p = z when first */
+/* update_p: p = z + beta p (beta from the host; 0 in the first iteration, where p holds
+ * zeros in the solver, so finite values here) */
 static void test_update_p(void)
 {
     cl_kernel k = kernel("update_p");
-    static const double rz_cur[3] = {0.5, 1.25, 0.75}, rz_prev[2] = {1.5, 0.5}, nanv[2] = {NAN, NAN};
     for (int si = 0; si < NSIZES; si++) {
         const int64_t n = vec_sizes[si];
-        for (int c = 0; c < 5; c++) {
-            /* 0: first=0 Jacobi; 1: first=0 none; 2: first=1 Jacobi (p and rz_prev NaN);
-             * 3: first=1 none; 4: stopped on entry */
-            const int jac = c == 0 || c == 2 || c == 4, first = c == 2 || c == 3, stopped = c == 4;
-            static const char *const names[5] = {"first=0, Jacobi", "first=0, no preconditioner",
-                                                  "first=1, Jacobi (p and rz_prev NaN, unread)",
-                                                  "first=1, no preconditioner (p and rz_prev NaN, unread)",
-                                                  "stopped on entry: p untouched"};
+        for (int c = 0; c < 4; c++) {
+            const int jac = c == 0 || c == 2, first = c >= 2;
+            static const char *const names[4] = {"beta != 0, Jacobi", "beta != 0, no preconditioner",
+                                                 "beta = 0, Jacobi", "beta = 0, no preconditioner"};
             char label[128];
             int64_t bad = 0;
             snprintf(label, sizeof label, "update_p, n=%lld, %s", (long long)n, names[c]);
             reseed(label);
             double *r = rvec(n, -1.0, 1.0), *d = rvec(n, 0.5, 2.0), *p = rvec(n, -1.0, 1.0);
             double *want = xmalloc((size_t)n, sizeof *want), *got = xmalloc((size_t)n, sizeof *got);
-            double *tol = xmalloc((size_t)n, sizeof *tol), scal[S_COUNT];
-            const double beta = first ? 0.0 : sum(3, rz_cur) / sum(2, rz_prev);
+            double *tol = xmalloc((size_t)n, sizeof *tol);
+            const double beta = first ? 0.0 : uni(0.1, 2.0);
             for (int64_t i = 0; i < n; i++) {
                 const double z = jac ? d[i] * r[i] : r[i];
-                want[i] = stopped ? p[i] : z + beta * p[i];
-                tol[i] = stopped ? 0.0 : 8.0 * EPS * (fabs(z) + fabs(beta * p[i]));
+                want[i] = z + beta * p[i];
+                tol[i] = first ? 0.0 : 2.0 * EPS * (fabs(z) + fabs(beta * p[i]));
             }
-            for (int j = 0; j < S_COUNT; j++)
-                scal[j] = SENTINEL;
-            scal[S_STOP] = stopped ? 1.0 : 0.0;
             cl_mem br = dbuf_from((size_t)n, r), bd = dbuf_from((size_t)n, d), bp = dbuf((size_t)n);
-            cl_mem bcur = dbuf_from(3, rz_cur), bprev = dbuf_from(2, first ? nanv : rz_prev);
-            cl_mem bscal = dbuf_from(S_COUNT, scal);
             for (int t = 0; t < NSHAPES(few_shapes); t++) {
                 const shape *L = &few_shapes[t];
                 char what[64];
                 if (!shape_fits(L))
                     continue;
-                if (first)
-                    poison(bp, (size_t)n);
-                else
-                    put(bp, (size_t)n, p);
+                put(bp, (size_t)n, p);
                 argset a = {k, 0};
                 au(&a, (cl_uint)n);
                 am(&a, br);
                 am(&a, jac ? bd : NULL);
                 am(&a, bp);
-                am(&a, bcur);
-                au(&a, 3);
-                am(&a, bprev);
-                au(&a, 2);
-                au(&a, (cl_uint)first);
-                am(&a, bscal);
-                al(&a, L->wg);
+                ad(&a, beta);
                 launch(k, L);
                 get(bp, (size_t)n, got);
                 snprintf(what, sizeof what, "p (wg %zu x %zu)", L->wg, L->ng);
                 bad += mismatches(what, n, got, want, tol) + guard_broken(what, bp, (size_t)n);
             }
-            tap_ok(bad == 0, "%s, 3 launch shapes", label);
+            tap_ok(bad == 0, "%s: p = z + beta p%s, 3 launch shapes", label, first ? " = z exactly" : "");
             release(br);
             release(bd);
             release(bp);
-            release(bcur);
-            release(bprev);
-            release(bscal);
             free(r);
             free(d);
             free(p);
@@ -1437,6 +1417,158 @@ static void test_update_xr(void)
     clReleaseKernel(k);
 }
 
+/* ---- the fused updates of the other CG variants: update_sr, update_pipe ----
+ * Arguments (n, alpha, beta, <vectors>, dinv, <partial sums>, local); the host twin below
+ * updates the vectors in place and gives each entry's magnitude (the scale of its
+ * rounding error) and the sums with their magnitudes. */
+enum { MAXV = 10, MAXS = 3 };
+
+typedef struct {
+    const char *kname, *what;
+    int nvec, nsum;
+    const char *names[MAXV], *sums[MAXS];
+    int written[MAXV];
+    void (*ref)(int64_t i, double alpha, double beta, const double *d, double **v, double **mag, double *s,
+                double *sabs);
+} upd_desc;
+
+/* Chronopoulos-Gear: x r u w p s */
+static void sr_ref(int64_t i, double al, double be, const double *d, double **v, double **mg, double *s, double *sa)
+{
+    double *x = v[0], *r = v[1], *u = v[2], *w = v[3], *p = v[4], *sv = v[5];
+    const double di = d ? d[i] : 1.0;
+    const double mp = fabs(u[i]) + fabs(be * p[i]), ms = fabs(w[i]) + fabs(be * sv[i]);
+    const double mx = fabs(x[i]) + fabs(al) * mp, mr = fabs(r[i]) + fabs(al) * ms;
+    const double pi = u[i] + be * p[i], si = w[i] + be * sv[i];
+    p[i] = pi;
+    sv[i] = si;
+    x[i] += al * pi;
+    r[i] = r[i] - al * si;
+    u[i] = d ? di * r[i] : r[i];
+    mg[0][i] = mx, mg[1][i] = mr, mg[2][i] = di * mr, mg[3][i] = 0.0, mg[4][i] = mp, mg[5][i] = ms;
+    s[0] += r[i] * u[i], sa[0] += mr * di * mr;
+    s[1] += r[i] * r[i], sa[1] += mr * mr;
+}
+
+/* Ghysels-Vanroose: x r u w m nv z q s p */
+static void pipe_ref(int64_t i, double al, double be, const double *d, double **v, double **mg, double *s, double *sa)
+{
+    double *x = v[0], *r = v[1], *u = v[2], *w = v[3], *m = v[4], *nv = v[5], *z = v[6], *q = v[7], *sv = v[8],
+           *p = v[9];
+    const double di = d ? d[i] : 1.0;
+    const double mz = fabs(nv[i]) + fabs(be * z[i]), mq = fabs(m[i]) + fabs(be * q[i]);
+    const double ms = fabs(w[i]) + fabs(be * sv[i]), mp = fabs(u[i]) + fabs(be * p[i]);
+    const double mx = fabs(x[i]) + fabs(al) * mp, mr = fabs(r[i]) + fabs(al) * ms;
+    const double mu = fabs(u[i]) + fabs(al) * mq, mw = fabs(w[i]) + fabs(al) * mz;
+    const double zi = nv[i] + be * z[i], qi = m[i] + be * q[i], si = w[i] + be * sv[i], pi = u[i] + be * p[i];
+    z[i] = zi, q[i] = qi, sv[i] = si, p[i] = pi;
+    x[i] += al * pi;
+    r[i] = r[i] - al * si;
+    u[i] = u[i] - al * qi;
+    w[i] = w[i] - al * zi;
+    m[i] = d ? di * w[i] : w[i];
+    mg[0][i] = mx, mg[1][i] = mr, mg[2][i] = mu, mg[3][i] = mw, mg[4][i] = di * mw, mg[5][i] = 0.0;
+    mg[6][i] = mz, mg[7][i] = mq, mg[8][i] = ms, mg[9][i] = mp;
+    s[0] += r[i] * u[i], sa[0] += mr * mu;
+    s[1] += w[i] * u[i], sa[1] += mw * mu;
+    s[2] += r[i] * r[i], sa[2] += mr * mr;
+}
+
+static const upd_desc upds[] = {
+    {"update_sr", "p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s, u = M^-1 r; r'u, r'r", 6, 2,
+     {"x", "r", "u", "w", "p", "s"}, {"r'u", "r'r"}, {1, 1, 1, 0, 1, 1}, sr_ref},
+    {"update_pipe", "z q s p recurrences, x r u w updates, m = M^-1 w; r'u, w'u, r'r", 10, 3,
+     {"x", "r", "u", "w", "m", "nv", "z", "q", "s", "p"}, {"r'u", "w'u", "r'r"}, {1, 1, 1, 1, 1, 0, 1, 1, 1, 1},
+     pipe_ref},
+};
+
+static void test_updates(void)
+{
+    for (size_t ui = 0; ui < sizeof upds / sizeof upds[0]; ui++) {
+        const upd_desc *U = &upds[ui];
+        cl_int e;
+        cl_kernel k = clCreateKernel(dev.prog, U->kname, &e);
+        if (e == CL_INVALID_KERNEL_NAME) {
+            tap_ok(1, "%s # SKIP not in the kernels of this build", U->kname);
+            continue;
+        }
+        CL(e);
+        for (int si = 0; si < NSIZES; si++) {
+            for (int jac = 0; jac < 2; jac++) {
+                const int64_t n = vec_sizes[si];
+                char label[192];
+                int64_t bad = 0;
+                snprintf(label, sizeof label, "%s, n=%lld, %s", U->kname, (long long)n, jac ? "Jacobi" : "no preconditioner");
+                reseed(label);
+                double *in[MAXV], *want[MAXV], *mag[MAXV], *tol = xmalloc((size_t)n, sizeof *tol);
+                double *got = xmalloc((size_t)n, sizeof *got), *d = rvec(n, 0.5, 2.0);
+                double sums[MAXS] = {0}, sabs[MAXS] = {0}, parts[NPARTS];
+                cl_mem bv[MAXV], bs[MAXS], bd = dbuf_from((size_t)n, d);
+                const double alpha = uni(0.1, 2.0), beta = uni(0.1, 2.0);
+                for (int j = 0; j < U->nvec; j++) {
+                    in[j] = rvec(n, -1.0, 1.0);
+                    want[j] = xmalloc((size_t)n, sizeof *want[j]);
+                    mag[j] = xmalloc((size_t)n, sizeof *mag[j]);
+                    memcpy(want[j], in[j], (size_t)n * sizeof *in[j]);
+                    bv[j] = dbuf((size_t)n);
+                }
+                for (int64_t i = 0; i < n; i++)
+                    U->ref(i, alpha, beta, jac ? d : NULL, want, mag, sums, sabs);
+                for (int j = 0; j < U->nsum; j++)
+                    bs[j] = dbuf(NPARTS);
+                for (int t = 0; t < NSHAPES(few_shapes); t++) {
+                    const shape *L = &few_shapes[t];
+                    char what[64];
+                    if (!shape_fits(L))
+                        continue;
+                    argset a = {k, 0};
+                    au(&a, (cl_uint)n);
+                    ad(&a, alpha);
+                    ad(&a, beta);
+                    for (int j = 0; j < U->nvec; j++) {
+                        put(bv[j], (size_t)n, in[j]);
+                        am(&a, bv[j]);
+                    }
+                    am(&a, jac ? bd : NULL);
+                    for (int j = 0; j < U->nsum; j++) {
+                        poison(bs[j], NPARTS);
+                        am(&a, bs[j]);
+                    }
+                    al(&a, L->wg);
+                    launch(k, L);
+                    for (int j = 0; j < U->nvec; j++) {
+                        get(bv[j], (size_t)n, got);
+                        for (int64_t i = 0; i < n; i++)
+                            tol[i] = U->written[j] ? 8.0 * EPS * mag[j][i] : 0.0;
+                        snprintf(what, sizeof what, "%s (wg %zu x %zu)", U->names[j], L->wg, L->ng);
+                        bad += mismatches(what, n, got, want[j], tol) + guard_broken(what, bv[j], (size_t)n);
+                    }
+                    for (int j = 0; j < U->nsum; j++) {
+                        get(bs[j], NPARTS, parts);
+                        snprintf(what, sizeof what, "%s (wg %zu x %zu)", U->sums[j], L->wg, L->ng);
+                        bad += !close_to(what, sum((int64_t)L->ng, parts), sums[j], (4.0 * (double)n + 16.0) * EPS * sabs[j]);
+                        bad += touched(U->sums[j], (int64_t)L->ng, NPARTS, parts) + guard_broken(what, bs[j], NPARTS);
+                    }
+                }
+                tap_ok(bad == 0, "%s: %s, 3 launch shapes", label, U->what);
+                for (int j = 0; j < U->nvec; j++) {
+                    release(bv[j]);
+                    free(in[j]);
+                    free(want[j]);
+                    free(mag[j]);
+                }
+                for (int j = 0; j < U->nsum; j++)
+                    release(bs[j]);
+                release(bd);
+                free(tol);
+                free(got);
+                free(d);
+            }
+        }
+        clReleaseKernel(k);
+    }
+}
+
 /* check_stop: one work-group sums the r'r and r'z partials and sets the stop flag */
 static void test_check_stop(void)
 {
@@ -1449,6 +1581,7 @@ static void test_check_stop(void)
     } cases[] = {
         {"runs: r'r > tol2, r'z > 0", 1.0, 1.0, 1e-12, 0.0, 0.0, 0, 0},
         {"converged: r'r <= tol2", 1e-8, 1.0, 1e-3, 0.0, 1.0, 0, 0},
+        {"converged: r'r = tol2 exactly", -1.0, 1.0, 1.0, 0.0, 1.0, 0, 0},
         {"breakdown: r'z < 0", 1.0, -1.0, 1e-12, 0.0, 4.0, 0, 0},
         {"NaN in r'r", 1.0, 1.0, 1e-12, 0.0, 3.0, 1, 0},
         {"Inf in r'z", 1.0, 1.0, 1e-12, 0.0, 3.0, 0, 1},
@@ -1467,8 +1600,8 @@ static void test_check_stop(void)
             continue;
         }
         reseed(label);
-        for (int i = 0; i < NRR; i++)
-            rr[i] = cases[c].rr_scale * uni(0.0, 1.0);
+        for (int i = 0; i < NRR; i++)   /* rr_scale < 0: dyadic parts summing to 1 exactly */
+            rr[i] = cases[c].rr_scale < 0 ? (i < NRR - 1 ? 0.125 : 0.5) : cases[c].rr_scale * uni(0.0, 1.0);
         for (int i = 0; i < NRZ; i++)   /* mixed signs; the sum has the sign of rz_shift */
             rz[i] = uni(-1.0, 1.0);
         const double shift = cases[c].rz_shift - sum(NRZ, rz);
@@ -1556,6 +1689,7 @@ int main(int argc, char **argv)
     test_residual_init();
     test_update_p();
     test_update_xr();
+    test_updates();
     test_spmv();
     test_check_stop();   /* last: a kernel that hangs blocks the queue for good */
     tap_diag("%.1f s", MPI_Wtime() - t0);
