@@ -1,0 +1,144 @@
+/* SpMV alone, q = A p, on one OpenCL device in every storage form: median kernel time of
+ * 20 launches (profiling events) and GB/s by the traffic model 12*nnz + 20*n bytes.
+ * usage: bench_spmv GENERATOR-SPEC|MATRIX.mtx [tune]   e.g. bench_spmv poisson3d:256 */
+#include "cg_ocl.h"
+#include "csr.h"
+#include "mm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static clcg_status load(const char *spec, clcg_csr *A)
+{
+    clcg_coo t = {0};
+    clcg_status st;
+    if (strchr(spec, ':') && !strstr(spec, ".mtx")) {
+        clcg_gen g;
+        CLCG_CALL(clcg_gen_parse(spec, 1, &g));
+        st = clcg_gen_rows(&g, 0, g.n, &t);
+        if (st == CLCG_OK)
+            st = clcg_csr_from_coo(spec, &t, 0, A);
+    } else {
+        clcg_mm_header h;
+        st = clcg_mm_read_matrix(spec, &h, &t);
+        if (st == CLCG_OK)
+            st = clcg_csr_from_coo(spec, &t, 1, A);
+    }
+    clcg_coo_free(&t);
+    return st;
+}
+
+static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, unsigned vs, int tune)
+{
+    clcg_slice s;
+    unsigned char *needed = calloc((size_t)A->nrows + 1, 1);
+    double t[20], one = 1.0, zero = 0.0;
+    clcg_status st = CLCG_OK;
+    char how[512] = "defaults";
+    double tt = 0;
+    memset(&s, 0, sizeof s);
+    if (!needed)
+        return clcg_error(CLCG_ERR_MEMORY, "out of memory");
+    CLCG_CHECK(st, clcg_dev_open(di, 1, "-DCLCG_PRECISION=64", &s.dev), out);
+    s.vs = vs;
+    s.C = di->is_gpu ? 32 : 8;
+    clcg_tune_defaults(&s);
+    CLCG_CHECK(st, clcg_slice_upload(&s, A, 0, A->nrows, needed, fmt, 0), out);
+    if (tune)
+        CLCG_CHECK(st, clcg_tune(&s, NULL, 0, 0, how, sizeof how, &tt), out);
+    CLCG_CHECK(st, clcg_cl_fail_if(clEnqueueFillBuffer(s.dev.queue, s.p[0], &one, sizeof one, 0,
+                                                       (size_t)s.ncols * sizeof(double), 0, NULL, NULL), "fill"), out);
+    (void)zero;
+    cl_kernel k = s.k[K_SPMV];
+    cl_uint n = (cl_uint)s.nrows, off = 0, v = fmt == FMT_SELL ? s.C : s.vs;
+    st = clcg_cl_fail_if(clSetKernelArg(k, 0, sizeof n, &n) | clSetKernelArg(k, 1, sizeof(cl_mem), NULL) |
+                         clSetKernelArg(k, 2, sizeof(cl_mem), &s.ptr) | clSetKernelArg(k, 3, sizeof(cl_mem), &s.col) |
+                         clSetKernelArg(k, 4, sizeof(cl_mem), &s.val) | clSetKernelArg(k, 5, sizeof(cl_mem), &s.p[0]) |
+                         clSetKernelArg(k, 6, sizeof(cl_mem), &s.q) | clSetKernelArg(k, 7, sizeof(cl_mem), &s.part_pq) |
+                         clSetKernelArg(k, 8, sizeof off, &off), "clSetKernelArg");
+    cl_uint la = fmt == FMT_CSR_SCALAR ? 9 : 10;
+    if (st == CLCG_OK && fmt != FMT_CSR_SCALAR)
+        st = clcg_cl_fail_if(clSetKernelArg(k, 9, sizeof v, &v), "clSetKernelArg");
+    if (st == CLCG_OK)
+        st = clcg_cl_fail_if(clSetKernelArg(k, la, s.spmv.wg * sizeof(double), NULL), "clSetKernelArg");
+    if (st != CLCG_OK)
+        goto out;
+    clcg_prof prof;
+    memset(&prof, 0, sizeof prof);
+    for (int r = 0; r < 23 && st == CLCG_OK; r++) {
+        st = clcg_launch_kernel(&s, k, K_SPMV, &s.spmv, &prof);
+        if (st == CLCG_OK && r >= 3) {
+            double before = prof.time[K_SPMV];
+            st = clcg_prof_harvest(&prof, &s, 0);
+            t[r - 3] = prof.time[K_SPMV] - before;
+        } else if (st == CLCG_OK) {
+            st = clcg_prof_harvest(&prof, &s, 0);
+        }
+    }
+    free(prof.ev);
+    free(prof.kid);
+    if (st != CLCG_OK)
+        goto out;
+    qsort(t, 20, sizeof t[0], cmpd);
+    double bytes = 12.0 * (double)A->nnz + 20.0 * (double)A->nrows;
+    printf("| %s | %s%s | %zu x %zu | %.1f | %.0f |\n", di->name, clcg_format_name(fmt),
+           fmt == FMT_CSR_VECTOR ? (vs >= 16 ? "(vs>=16)" : "(vs<16)") : "", s.spmv.wg, s.spmv.ng, 1e6 * t[10],
+           bytes / t[10] / 1e9);
+    if (tune)
+        printf("|   | tuning: %s | | | |\n", how);
+out:
+    free(needed);
+    clcg_slice_free(&s);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    clcg_csr A = {0};
+    clcg_devinfo *list = NULL;
+    int m = 0, rc = 0;
+    MPI_Init(&argc, &argv);
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_spmv GENERATOR-SPEC|MATRIX.mtx [tune]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    int tune = argc > 2 && !strcmp(argv[2], "tune");
+    double t0 = MPI_Wtime();
+    if (load(argv[1], &A) != CLCG_OK || clcg_ocl_find_devices(getenv("CLCG_DEVICE_TYPE"), NULL, &list, &m) != CLCG_OK) {
+        fprintf(stderr, "bench_spmv: %s\n", clcg_error_message());
+        MPI_Finalize();
+        return 1;
+    }
+    int64_t maxlen = 0;
+    for (int64_t i = 0; i < A.nrows; i++)
+        if (A.rowptr[i + 1] - A.rowptr[i] > maxlen)
+            maxlen = A.rowptr[i + 1] - A.rowptr[i];
+    time_t now = time(NULL);
+    printf("SpMV %s: n = %lld, nnz = %lld, mean row %.2f, max row %lld (built in %.1f s), %s", argv[1],
+           (long long)A.nrows, (long long)A.nnz, (double)A.nnz / (double)A.nrows, (long long)maxlen,
+           MPI_Wtime() - t0, ctime(&now));
+    printf("| device | format | local x groups | us | GB/s (12 nnz + 20 n) |\n| --- | --- | --- | --- | --- |\n");
+    unsigned vs = 2;
+    clcg_fmt autof = clcg_format_choose(&A, "auto", &list[0], &vs);
+    const clcg_fmt fmts[] = {FMT_CSR_SCALAR, FMT_CSR_VECTOR, FMT_SELL};
+    for (int f = 0; f < 3; f++)
+        if (run(&A, &list[0], fmts[f], vs, tune) != CLCG_OK) {
+            fprintf(stderr, "bench_spmv: %s\n", clcg_error_message());
+            clcg_error_clear();
+            rc = 1;
+        }
+    printf("automatic choice: %s\n", clcg_format_name(autof));
+    free(list);
+    clcg_csr_free(&A);
+    MPI_Finalize();
+    return rc;
+}
