@@ -10,7 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { MAX_GPC = 64 };
+/* Work-groups per compute unit: partial sums are summed again by every work-group of the
+ * next kernel, so their count must stay small; the search does not go past SEARCH_GPC. */
+enum { MAX_GPC = 64, SEARCH_GPC = 8 };
 
 void clcg_tune_defaults(clcg_slice *s)
 {
@@ -132,7 +134,7 @@ static clcg_status search(clcg_slice *s, cl_command_queue q, int kid, clcg_launc
         if (wg < s->vs)
             continue;
         double tl = INFINITY, tprev = INFINITY;
-        for (size_t gpc = 1; gpc <= MAX_GPC; gpc *= 2) {
+        for (size_t gpc = 1; gpc <= SEARCH_GPC; gpc *= 2) {
             clcg_launch L = {wg, gpc * cu};
             double t = INFINITY;
             CLCG_CALL(time_shape(s, q, kid, &L, &t));
