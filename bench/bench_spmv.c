@@ -118,6 +118,30 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    const char *dump = getenv("CLCG_DUMP_CSR");
+    if (dump) {   /* raw CSR (int32 row pointers and columns, float64 values) for the peer scripts */
+        char path[4096];
+        const char *ext[3] = {"rowptr.i32", "col.i32", "val.f64"};
+        for (int f = 0; f < 3; f++) {
+            snprintf(path, sizeof path, "%s.%s", dump, ext[f]);
+            FILE *o = fopen(path, "wb");
+            if (!o) {
+                fprintf(stderr, "bench_spmv: cannot write %s\n", path);
+                MPI_Finalize();
+                return 1;
+            }
+            if (f == 0)
+                for (int64_t i = 0; i <= A.nrows; i++) {
+                    int32_t v = (int32_t)A.rowptr[i];
+                    fwrite(&v, sizeof v, 1, o);
+                }
+            else if (f == 1)
+                fwrite(A.colind, sizeof *A.colind, (size_t)A.nnz, o);
+            else
+                fwrite(A.val, sizeof *A.val, (size_t)A.nnz, o);
+            fclose(o);
+        }
+    }
     int64_t maxlen = 0;
     for (int64_t i = 0; i < A.nrows; i++)
         if (A.rowptr[i + 1] - A.rowptr[i] > maxlen)

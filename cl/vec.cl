@@ -49,17 +49,19 @@ kernel void pack(uint n, global const uint *idx, global const real *x, global re
         buf[k] = x[idx[k]];
 }
 
-/* r = b - q; partial sums of r'z (z = M^-1 r) and r'r into part_rz[g], part_rr[g] */
+/* r = b - q; partial sums of r'z (z = M^-1 r) and r'r into part_rz[g], part_rr[g].
+ * wrr (or NULL) weighs r'r: a system scaled as D^-1/2 A D^-1/2 measures the residual of
+ * the original one as sum d_i r_i^2. */
 kernel void residual_init(uint n, global const real *b, global const real *q, global real *r,
                           global const real *dinv, global real *part_rz, global real *part_rr,
-                          local real *buf)
+                          local real *buf, global const real *wrr)
 {
     real rz = 0, rr = 0;
     for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
         real ri = b[i] - q[i];
         r[i] = ri;
         rz += ri * zval(r, dinv, i);
-        rr += ri * ri;
+        rr += wrr ? wrr[i] * ri * ri : ri * ri;
     }
     rz = group_sum(rz, buf);
     rr = group_sum(rr, buf);
@@ -78,13 +80,14 @@ kernel void update_p(uint n, global const real *r, global const real *dinv, glob
 }
 
 /* alpha = rz / pq; x += alpha p; r -= alpha q; partial sums of the new r'z and r'r.
- * A non-positive or non-finite p'q stops the solver (recorded in scal).  Every work-item
+ * A non-positive or non-finite p'q stops the solver (recorded in scal); wrr as in
+ * residual_init.  Every work-item
  * reaches every barrier: a stopped solver skips the work, not the reductions. */
 kernel void update_xr(uint n, global real *x, global real *r, global const real *p,
                       global const real *q, global const real *dinv,
                       global const real *pq_part, uint n_pq, global const real *rz_part, uint n_rz,
                       global real *part_rz, global real *part_rr, global real *scal, uint its,
-                      local real *buf)
+                      local real *buf, global const real *wrr)
 {
     const int live = scal[S_STOP] == 0;
     const real pq = sum_parts(pq_part, n_pq, buf);
@@ -102,7 +105,7 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
         real ri = r[i] - alpha * q[i];
         r[i] = ri;
         srz += ri * zval(r, dinv, i);
-        srr += ri * ri;
+        srr += wrr ? wrr[i] * ri * ri : ri * ri;
     }
     srz = group_sum(srz, buf);
     srr = group_sum(srr, buf);

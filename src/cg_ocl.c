@@ -27,6 +27,7 @@ typedef struct {
     clcg_prof *prof;        /* per slice; NULL entries when not profiling */
     int jacobi;
     double *hp;             /* rank-local p with ghosts (host path) */
+    double *scale;          /* D^-1/2 when Jacobi runs as a scaled system */
     double t_exchange, t_allreduce;
     int64_t launches, syncs;
 } cg_ctx;
@@ -128,6 +129,10 @@ static clcg_status set_update_xr(clcg_slice *s, cl_kernel k, cl_mem p, cl_mem pq
     ARG(k, 12, s->scal);
     ARG(k, 13, (cl_uint)0);
     ARG_LOCAL(k, 14, s->vec.wg);
+    if (s->wrr)
+        ARG(k, 15, s->wrr);
+    else
+        ARG_NULL(k, 15);
     return CLCG_OK;
 }
 
@@ -151,6 +156,10 @@ static clcg_status start(cg_ctx *c, int d, double tol2)
     ARG(k, 5, s->part_rz[0]);
     ARG(k, 6, s->part_rr[0]);
     ARG_LOCAL(k, 7, s->vec.wg);
+    if (s->wrr)
+        ARG(k, 8, s->wrr);
+    else
+        ARG_NULL(k, 8);
     return launch(c, d, k, K_RESIDUAL_INIT, &s->vec);
 }
 
@@ -974,6 +983,17 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         st = clcg_malloc(&c.hp, (size_t)p->A.ncols + 1, sizeof *c.hp, "host copy of p");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 
+    /* Jacobi on one device in the fused form: CG on D^-1/2 A D^-1/2 instead, the same iterates
+     * (x = D^-1/2 y) without gathering D^-1 in the SpMV; r'r is weighed back to the original
+     * residual.  Several devices or ranks keep the explicit preconditioner. */
+    if (c.jacobi && c.size == 1 && c.nd == 1 && !strcmp(o->variant, "standard") && !getenv("CLCG_NO_SCALING")) {
+        st = clcg_malloc(&c.scale, (size_t)p->A.nrows + 1, sizeof *c.scale, "Jacobi scaling");
+        if (st == CLCG_OK)
+            st = clcg_diag_inv_ref(&p->A, c.scale);
+        for (int64_t i = 0; st == CLCG_OK && i < p->A.nrows; i++)
+            c.scale[i] = sqrt(c.scale[i]);
+        CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    }
     /* rows of this rank over its devices, by nonzeros; rows that leave a device */
     clcg_partition_by_nnz(p->A.nrows, c.nd, rows_nnz, &p->A, bounds);
     if (c.size > 1) {
@@ -1004,11 +1024,19 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             break;
         clcg_fmt fmt = clcg_format_choose(&p->A, o->format, di, &s->vs);
         s->C = di->is_gpu ? 32 : 8;
+        s->scale = c.scale;
         clcg_tune_defaults(s);
-        st = clcg_slice_upload(s, &p->A, bounds[d], bounds[d + 1], needed, fmt, c.jacobi);
-        if (st == CLCG_OK && s->nrows)
+        st = clcg_slice_upload(s, &p->A, bounds[d], bounds[d + 1], needed, fmt, c.jacobi && !c.scale);
+        if (st == CLCG_OK && s->nrows) {
+            const double *b = p->b + s->row_lo;
+            if (c.scale) {   /* b^ = D^-1/2 b */
+                for (int64_t i = 0; i < s->nrows; i++)
+                    c.hp[i] = c.scale[i] * b[i];
+                b = c.hp;
+            }
             st = clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->b, CL_TRUE, 0, (size_t)s->nrows * sizeof(double),
-                                                      p->b + s->row_lo, 0, NULL, NULL), "clEnqueueWriteBuffer(b)");
+                                                      b, 0, NULL, NULL), "clEnqueueWriteBuffer(b)");
+        }
         if (st == CLCG_OK && !o->no_tune)
             st = clcg_tune(s, o->tune_cache, o->tune, c.jacobi, info->tuning, sizeof info->tuning, &info->t_tune);
         else if (st == CLCG_OK)
@@ -1073,6 +1101,8 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         if (s->nrows)
             st = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->x, CL_TRUE, 0, (size_t)s->nrows * sizeof(double),
                                                      p->x + s->row_lo, 0, NULL, NULL), "clEnqueueReadBuffer(x)");
+        for (int64_t i = 0; c.scale && st == CLCG_OK && i < s->nrows; i++)
+            p->x[s->row_lo + i] *= c.scale[i];   /* x = D^-1/2 y */
         if (st == CLCG_OK && c.prof)
             st = clcg_prof_harvest(&c.prof[d], s, c.jacobi);
     }
@@ -1094,6 +1124,7 @@ out:
     free(c.s);
     free(c.prof);
     free(c.hp);
+    free(c.scale);
     free(needed);
     free(list);
     return st;

@@ -33,6 +33,8 @@ typedef struct {
     cl_mem pack_idx, pack_buf, rows_int, rows_bnd;
     cl_mem ext[EXT_COUNT];                /* allocated for the variant in use */
     cl_mem sp_in, sp_out;                /* what the exchange + SpMV step multiplies */
+    const double *scale;                 /* set before upload: solve D^-1/2 A D^-1/2 (Jacobi by scaling) */
+    cl_mem wrr;                          /* then d_i, the weights of r'r */
     cl_mem hpin_pack, hpin_ghost, hpin_red, hpin_glob;  /* pinned host staging */
     double *hpack, *hghost, *hred, *hglob;              /* their mapped pointers */
     int64_t npack, nint, nbnd;

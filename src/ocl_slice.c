@@ -189,7 +189,8 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
                 for (int64_t k = 0; k < w; k++) {
                     int64_t at = ptr[sl] + k * C + l;
                     scol[at] = k < len ? col[b0 + k] : (cl_uint)(i < n ? i : 0);
-                    sval[at] = k < len ? A->val[A->rowptr[lo] + b0 + k] : 0.0;
+                    sval[at] = k < len ? A->val[A->rowptr[lo] + b0 + k] *
+                                             (s->scale ? s->scale[i] * s->scale[col[b0 + k]] : 1.0) : 0.0;
                 }
             }
         }
@@ -209,7 +210,13 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
             ptr[i] = (cl_uint)(A->rowptr[lo + i] - base);
         CLCG_CHECK(st, buf_from(s, ptr, ((size_t)n + 1) * sizeof *ptr, "row pointers", &s->ptr), out);
         CLCG_CHECK(st, buf_from(s, col, (size_t)nnz * sizeof *col, "column indices", &s->col), out);
-        CLCG_CHECK(st, buf_from(s, A->val + base, (size_t)nnz * sizeof(double), "matrix values", &s->val), out);
+        if (s->scale) {   /* a_ij s_i s_j, for the scaled system (one device, no ghosts) */
+            CLCG_CHECK(st, clcg_malloc(&val, (size_t)nnz + 1, sizeof *val, "scaled values"), out);
+            for (int64_t i = 0; i < n; i++)
+                for (int64_t k = A->rowptr[lo + i]; k < A->rowptr[lo + i + 1]; k++)
+                    val[k - base] = A->val[k] * s->scale[i] * s->scale[col[k - base]];
+        }
+        CLCG_CHECK(st, buf_from(s, val ? val : A->val + base, (size_t)nnz * sizeof(double), "matrix values", &s->val), out);
     }
 
     /* vectors: x, r, p[2] hold ghosts; partial sums sized for the largest launch */
@@ -246,6 +253,12 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
             dinv[i - lo] = 1.0 / d;    /* positive: checked at assembly */
         }
         CLCG_CHECK(st, buf_from(s, dinv, ob, "Jacobi diagonal", &s->dinv), out);
+    }
+    if (s->scale) {
+        CLCG_CHECK(st, clcg_malloc(&dinv, (size_t)n + 1, sizeof *dinv, "residual weights"), out);
+        for (int64_t i = 0; i < n; i++)
+            dinv[i] = 1.0 / (s->scale[i] * s->scale[i]);   /* d_i */
+        CLCG_CHECK(st, buf_from(s, dinv, ob, "residual weights", &s->wrr), out);
     }
     if (s->nint < n && s->nint > 0) {
         CLCG_CHECK(st, buf_from(s, rows, (size_t)s->nint * sizeof *rows, "interior rows", &s->rows_int), out);
@@ -303,7 +316,7 @@ void clcg_slice_free(clcg_slice *s)
     cl_mem *mems[] = {&s->ptr, &s->col, &s->val, &s->x, &s->r, &s->q, &s->b, &s->dinv, &s->p[0], &s->p[1],
                       &s->part_pq, &s->part_rz[0], &s->part_rz[1], &s->part_rr[0], &s->part_rr[1], &s->red,
                       &s->g_rz[0], &s->g_rz[1], &s->g_pq, &s->scal, &s->pack_idx, &s->pack_buf, &s->rows_int, &s->rows_bnd,
-                      &s->ext[0], &s->ext[1], &s->ext[2], &s->ext[3], &s->ext[4]};
+                      &s->ext[0], &s->ext[1], &s->ext[2], &s->ext[3], &s->ext[4], &s->wrr};
     struct { cl_mem *m; double **p; } pins[] = {{&s->hpin_pack, &s->hpack}, {&s->hpin_ghost, &s->hghost},
                                                 {&s->hpin_red, &s->hred}, {&s->hpin_glob, &s->hglob}};
     for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)

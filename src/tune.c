@@ -216,6 +216,7 @@ clcg_status clcg_tune(clcg_slice *s, const char *cache, int force, int jacobi, c
         CLCG_CL(clSetKernelArg(k, 11, sizeof(cl_mem), &s->part_rr[1]));
         CLCG_CL(clSetKernelArg(k, 12, sizeof(cl_mem), &s->scal));
         CLCG_CL(clSetKernelArg(k, 13, sizeof its, &its));
+        CLCG_CL(clSetKernelArg(k, 15, sizeof(cl_mem), NULL));
     }
     cl_int e;
     cl_command_queue q = clCreateCommandQueue(s->dev.ctx, s->dev.info.device, CL_QUEUE_PROFILING_ENABLE, &e);

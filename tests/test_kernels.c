@@ -1170,6 +1170,7 @@ static void test_residual_init(void)
                 am(&a, brz);
                 am(&a, brr);
                 al(&a, L->wg);
+                am(&a, NULL);   /* wrr: unweighted r'r */
                 launch(k, L);
                 get(br, (size_t)n, got);
                 get(brz, NPARTS, prz);
@@ -1350,6 +1351,7 @@ static void test_update_xr(void)
                 am(&a, bscal);
                 au(&a, its);
                 al(&a, L->wg);
+                am(&a, NULL);   /* wrr: unweighted r'r */
                 launch(k, L);
                 get(bx, (size_t)n, got);
                 snprintf(what, sizeof what, "x (wg %zu x %zu)", L->wg, L->ng);

@@ -1,0 +1,103 @@
+/* Parameters of the scaling model, measured: MPI latency and bandwidth between ranks 0
+ * and 1 (ping-pong), MPI_Allreduce of one double, and host<->device copy rates through
+ * pinned (mapped CL_MEM_ALLOC_HOST_PTR) and pageable memory on each rank's first device.
+ * usage: mpiexec -n 2 bench_comm      (prints one JSON object) */
+#include "ocl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static double pingpong(int rank, size_t bytes, int reps)
+{
+    char *buf = calloc(bytes ? bytes : 1, 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < reps; i++) {
+        if (rank == 0) {
+            MPI_Send(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+            MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+        }
+    }
+    double t = (MPI_Wtime() - t0) / reps / 2;   /* one way */
+    free(buf);
+    return t;
+}
+
+static clcg_status copy_rates(size_t bytes, double *h2d_pin, double *d2h_pin, double *h2d_page, double *d2h_page)
+{
+    clcg_devinfo *list;
+    int m;
+    cl_int e;
+    CLCG_CALL(clcg_ocl_find_devices(getenv("CLCG_DEVICE_TYPE"), NULL, &list, &m));
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    clcg_devinfo *d = &list[rank % m];
+    cl_context ctx = clCreateContext(NULL, 1, &d->device, NULL, NULL, &e);
+    CLCG_CL(e);
+    cl_command_queue q = clCreateCommandQueue(ctx, d->device, 0, &e);
+    CLCG_CL(e);
+    cl_mem dev = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    CLCG_CL(e);
+    cl_mem pin = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
+    CLCG_CL(e);
+    void *hp = clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &e);
+    CLCG_CL(e);
+    void *pg = malloc(bytes);
+    memset(pg, 1, bytes);
+    memset(hp, 1, bytes);
+    void *src[2] = {hp, pg};
+    double *out[2][2] = {{h2d_pin, d2h_pin}, {h2d_page, d2h_page}};
+    for (int k = 0; k < 2; k++) {
+        CLCG_CL(clEnqueueWriteBuffer(q, dev, CL_TRUE, 0, bytes, src[k], 0, NULL, NULL));
+        double t0 = MPI_Wtime();
+        for (int r = 0; r < 10; r++)
+            CLCG_CL(clEnqueueWriteBuffer(q, dev, CL_TRUE, 0, bytes, src[k], 0, NULL, NULL));
+        *out[k][0] = 10.0 * (double)bytes / (MPI_Wtime() - t0);
+        t0 = MPI_Wtime();
+        for (int r = 0; r < 10; r++)
+            CLCG_CL(clEnqueueReadBuffer(q, dev, CL_TRUE, 0, bytes, src[k], 0, NULL, NULL));
+        *out[k][1] = 10.0 * (double)bytes / (MPI_Wtime() - t0);
+    }
+    clEnqueueUnmapMemObject(q, pin, hp, 0, NULL, NULL);
+    clFinish(q);
+    clReleaseMemObject(pin);
+    clReleaseMemObject(dev);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    free(pg);
+    free(list);
+    return CLCG_OK;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double lat = size > 1 ? pingpong(rank, 8, 2000) : 0.0;
+    double t512k = size > 1 ? pingpong(rank, 512 * 1024, 200) : 0.0;
+    double t16m = size > 1 ? pingpong(rank, 16 << 20, 20) : 0.0;
+    double v = 1.0, t0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int i = 0; i < 2000; i++)
+        MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double tall = (MPI_Wtime() - t0) / 2000;
+    double r[8] = {0};
+    if (copy_rates(512 * 1024, &r[0], &r[1], &r[2], &r[3]) != CLCG_OK ||
+        copy_rates(64 << 20, &r[4], &r[5], &r[6], &r[7]) != CLCG_OK)
+        fprintf(stderr, "bench_comm: rank %d: %s\n", rank, clcg_error_message());
+    if (rank == 0)
+        printf("{\"ranks\": %d, \"mpi_latency_s\": %.3e, \"mpi_512k_GBps\": %.3f, \"mpi_16m_GBps\": %.3f, "
+               "\"allreduce_1_double_s\": %.3e, \"h2d_pinned_512k_GBps\": %.2f, \"d2h_pinned_512k_GBps\": %.2f, "
+               "\"h2d_pageable_512k_GBps\": %.2f, \"d2h_pageable_512k_GBps\": %.2f, \"h2d_pinned_64m_GBps\": %.2f, "
+               "\"d2h_pinned_64m_GBps\": %.2f, \"h2d_pageable_64m_GBps\": %.2f, \"d2h_pageable_64m_GBps\": %.2f}\n",
+               size, lat, size > 1 ? 512 * 1024 / t512k / 1e9 : 0.0, size > 1 ? (16 << 20) / t16m / 1e9 : 0.0, tall,
+               r[0] / 1e9, r[1] / 1e9, r[2] / 1e9, r[3] / 1e9, r[4] / 1e9, r[5] / 1e9, r[6] / 1e9, r[7] / 1e9);
+    MPI_Finalize();
+    return 0;
+}

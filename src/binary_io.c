@@ -1,0 +1,516 @@
+/* Binary matrix files: the assembled matrix (both triangles, summed, global indices),
+ * written and read in parallel with MPI-IO, each rank touching only its rows.
+ *
+ * Layout (native byte order; a byte-order mark refuses a file from the other order):
+ *   0    header, 64 bytes:
+ *          0  magic "CLCGBIN\0"              8  uint32 version (1)
+ *         12  uint32 flags (bit 0: column indices are int32, used when n < 2^31)
+ *         16  int64 n                        24  int64 nnz
+ *         32  uint32 checksum block (elements) 36 uint32 byte-order mark 0x01020304
+ *         40  two uint64 reserved (0)        56  uint64 FNV-1a 64 of bytes 0..55
+ *   64   row pointers, int64[n+1]
+ *        column indices, int32 or int64 [nnz], ascending within a row
+ *        values, double[nnz]
+ *        checksums, uint64: one per block of `block` elements of each section above,
+ *        in section order.
+ * The file size follows from n and nnz exactly, so truncation is caught before reading.
+ *
+ * Checksum of a block: the sum mod 2^64 over its elements e_k (k the element's index in
+ * its section) of mix(bits(e_k) + salt + k * golden), mix the splitmix64 finalizer (a
+ * bijection).  Changing any element changes its term; moving one changes its key.  A sum
+ * is used rather than a CRC because the writers' partial sums for a block that spans
+ * ranks combine by addition (one MPI_Reduce), and a reader verifies every block that
+ * overlaps its rows (reading at most one extra block at each end of each range), so the
+ * readers together verify the whole file and each one everything it uses. */
+#include "dist.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BIN_MAGIC "CLCGBIN"          /* 7 letters and a NUL: 8 bytes */
+#define BIN_VERSION 1u
+#define BIN_HEADER 64
+#define BIN_BOM 0x01020304u
+#define BIN_FLAG_INT32 1u
+#define BIN_BLOCK 65536              /* elements per checksum block when writing */
+#define BIN_LIMIT ((int64_t)1 << 56) /* n, nnz beyond this: a corrupt header */
+#define IO_CHUNK ((int64_t)1 << 30)  /* bytes per MPI-IO call (int counts) */
+
+enum { SEC_ROWPTR, SEC_COLIND, SEC_VAL, SEC_COUNT };
+static const char *const sec_name[SEC_COUNT] = {"row pointers", "column indices", "values"};
+
+typedef struct {
+    int64_t n, nnz, block;
+    uint32_t flags;
+    int64_t off[SEC_COUNT], len[SEC_COUNT], es[SEC_COUNT];  /* bytes, elements, bytes each */
+    int64_t tbl[SEC_COUNT];      /* first checksum of the section, in the table */
+    int64_t nblocks;             /* checksums in all */
+    int64_t tbl_off, size;       /* table offset, file size */
+} layout;
+
+static uint64_t mix64(uint64_t z)
+{
+    z ^= z >> 30;
+    z *= 0xbf58476d1ce4e5b9ull;
+    z ^= z >> 27;
+    z *= 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t elem_hash(int sec, int64_t k, uint64_t bits)
+{
+    return mix64(bits + (uint64_t)(sec + 1) * 0xd1b54a32d192ed03ull +
+                 (uint64_t)k * 0x9e3779b97f4a7c15ull);
+}
+
+static uint64_t elem_bits(const unsigned char *p, int64_t es)
+{
+    if (es == 4) {
+        uint32_t x;
+        memcpy(&x, p, 4);
+        return x;
+    }
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+/* Add the terms of elements [k0, k0+cnt) of section sec (bytes at p) to sums[block]. */
+static void add_hashes(const layout *L, int sec, int64_t k0, int64_t cnt, const void *p, uint64_t *sums)
+{
+    const unsigned char *b = p;
+    for (int64_t t = 0; t < cnt; t++) {
+        int64_t k = k0 + t;
+        sums[L->tbl[sec] + k / L->block] += elem_hash(sec, k, elem_bits(b + t * L->es[sec], L->es[sec]));
+    }
+}
+
+static uint64_t fnv1a(const unsigned char *p, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < len; k++) {
+        h ^= p[k];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Sections and sizes from n, nnz, flags and block; -1 if they overflow. */
+static int make_layout(int64_t n, int64_t nnz, uint32_t flags, int64_t block, layout *L)
+{
+    int64_t off = BIN_HEADER;
+    memset(L, 0, sizeof *L);
+    if (n <= 0 || n > BIN_LIMIT || nnz < 0 || nnz > BIN_LIMIT || block <= 0 || block > ((int64_t)1 << 30))
+        return -1;
+    L->n = n;
+    L->nnz = nnz;
+    L->flags = flags;
+    L->block = block;
+    L->len[SEC_ROWPTR] = n + 1;
+    L->len[SEC_COLIND] = nnz;
+    L->len[SEC_VAL] = nnz;
+    L->es[SEC_ROWPTR] = 8;
+    L->es[SEC_COLIND] = (flags & BIN_FLAG_INT32) ? 4 : 8;
+    L->es[SEC_VAL] = 8;
+    for (int s = 0; s < SEC_COUNT; s++) {
+        L->off[s] = off;
+        off += L->len[s] * L->es[s];
+        L->tbl[s] = L->nblocks;
+        L->nblocks += (L->len[s] + block - 1) / block;
+    }
+    L->tbl_off = off;
+    L->size = off + 8 * L->nblocks;
+    return 0;
+}
+
+static clcg_status mpi_err(int rc, const char *path, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (rc == MPI_SUCCESS)
+        return CLCG_OK;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof msg, "MPI error %d", rc);
+    return clcg_error(CLCG_ERR_IO, "%s: %s: %s", path, what, msg);
+}
+
+/* Collective read or write of bytes [off, off+bytes) at buf; ranks may give 0 bytes.
+ * Every rank makes the same number of calls. */
+static clcg_status io_all(MPI_Comm comm, MPI_File fh, const char *path, int write, int64_t off,
+                          void *buf, int64_t bytes)
+{
+    int64_t rounds = (bytes + IO_CHUNK - 1) / IO_CHUNK, most = 0;
+    clcg_status st = CLCG_OK;
+    if (MPI_Allreduce(&rounds, &most, 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce failed in file input/output");
+    for (int64_t r = 0; r < most; r++) {
+        int64_t at = r * IO_CHUNK, cnt = bytes - at;
+        MPI_Status ms;
+        int rc, got = 0;
+        cnt = cnt < 0 ? 0 : cnt > IO_CHUNK ? IO_CHUNK : cnt;
+        if (write)
+            rc = MPI_File_write_at_all(fh, (MPI_Offset)(off + at), (char *)buf + (cnt ? at : 0),
+                                       (int)cnt, MPI_BYTE, &ms);
+        else
+            rc = MPI_File_read_at_all(fh, (MPI_Offset)(off + at), (char *)buf + (cnt ? at : 0),
+                                      (int)cnt, MPI_BYTE, &ms);
+        if (st != CLCG_OK)
+            continue;
+        if (rc != MPI_SUCCESS)
+            st = mpi_err(rc, path, write ? "write failed" : "read failed");
+        else if (cnt > 0 && (MPI_Get_count(&ms, MPI_BYTE, &got) != MPI_SUCCESS || got != cnt))
+            st = write ? clcg_error(CLCG_ERR_IO, "%s: short write (disk full?)", path)
+                       : clcg_error(CLCG_ERR_INPUT, "%s: the file ended early: truncated", path);
+    }
+    return st;
+}
+
+clcg_status clcg_dist_probe_binary(MPI_Comm comm, const char *path, int *is_binary)
+{
+    int rank, yes = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        char b[sizeof BIN_MAGIC - 1];
+        int fd = open(path, O_RDONLY);
+        if (fd >= 0) {
+            yes = read(fd, b, sizeof b) == (ssize_t)sizeof b && !memcmp(b, BIN_MAGIC, sizeof b);
+            close(fd);
+        }
+    }
+    if (MPI_Bcast(&yes, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Bcast failed probing the matrix file");
+    *is_binary = yes;
+    return CLCG_OK;
+}
+
+/* ---- writing ---- */
+
+static void put32(unsigned char *h, int at, uint32_t v) { memcpy(h + at, &v, 4); }
+static void put64(unsigned char *h, int at, uint64_t v) { memcpy(h + at, &v, 8); }
+static uint32_t get32(const unsigned char *h, int at) { uint32_t v; memcpy(&v, h + at, 4); return v; }
+static uint64_t get64(const unsigned char *h, int at) { uint64_t v; memcpy(&v, h + at, 8); return v; }
+
+clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_t *row_begin,
+                                   const clcg_csr *A, const clcg_gidx *gcol)
+{
+    int rank, size, opened = 0, named = 0;
+    clcg_status st = CLCG_OK;
+    int64_t off = 0, nnz = 0, nrp;
+    long pid;
+    layout L;
+    int64_t *rp = NULL;
+    void *ci = NULL;
+    uint64_t *sums = NULL, *table = NULL;
+    unsigned char head[BIN_HEADER];
+    char *tmp = NULL;
+    MPI_File fh = MPI_FILE_NULL;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (A->row0 != row_begin[rank] || A->row0 + A->nrows != row_begin[rank + 1])
+        return clcg_error(CLCG_ERR_INTERNAL, "clcg_dist_write_binary: rows do not match the partition");
+    if (MPI_Exscan(&A->nnz, &off, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&A->nnz, &nnz, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Exscan of the nonzero counts failed");
+    if (rank == 0)
+        off = 0;
+    if (make_layout(A->n, nnz, A->n <= INT32_MAX ? BIN_FLAG_INT32 : 0, BIN_BLOCK, &L) != 0)
+        return clcg_error(CLCG_ERR_INPUT, "%s: the matrix (n = %" PRId64 ", nnz = %" PRId64
+                          ") is too large for the binary format", path, A->n, nnz);
+
+    /* my elements: row pointers of my rows (the last rank also the final one) */
+    nrp = A->nrows + (rank == size - 1);
+    st = clcg_malloc(&rp, (size_t)nrp + 1, sizeof *rp, "row pointers to write");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&ci, (size_t)A->nnz + 1, (size_t)L.es[SEC_COLIND], "column indices to write");
+    if (st == CLCG_OK)
+        st = clcg_calloc(&sums, (size_t)L.nblocks + 1, sizeof *sums, "checksums");
+    if (st == CLCG_OK && rank == 0)
+        st = clcg_calloc(&table, (size_t)L.nblocks + 1, sizeof *table, "checksums");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&tmp, strlen(path) + 32, 1, "file name");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    for (int64_t k = 0; k < nrp; k++)
+        rp[k] = off + A->rowptr[k];
+    for (int64_t k = 0; k < A->nnz; k++) {
+        if (L.es[SEC_COLIND] == 4)
+            ((int32_t *)ci)[k] = (int32_t)gcol[k];
+        else
+            ((int64_t *)ci)[k] = gcol[k];
+    }
+    add_hashes(&L, SEC_ROWPTR, A->row0, nrp, rp, sums);
+    add_hashes(&L, SEC_COLIND, off, A->nnz, ci, sums);
+    add_hashes(&L, SEC_VAL, off, A->nnz, A->val, sums);
+    CLCG_CHECK(st, mpi_err(MPI_Reduce(sums, table, (int)L.nblocks, MPI_UINT64_T, MPI_SUM, 0, comm),
+                           path, "MPI_Reduce of the checksums failed"), out);
+
+    memset(head, 0, sizeof head);
+    memcpy(head, BIN_MAGIC, sizeof BIN_MAGIC);
+    put32(head, 8, BIN_VERSION);
+    put32(head, 12, L.flags);
+    put64(head, 16, (uint64_t)L.n);
+    put64(head, 24, (uint64_t)L.nnz);
+    put32(head, 32, (uint32_t)L.block);
+    put32(head, 36, BIN_BOM);
+    put64(head, 56, fnv1a(head, 56));
+
+    /* PATH.tmp.PID (rank 0's pid), renamed when every rank has written */
+    pid = (long)getpid();
+    CLCG_CHECK(st, mpi_err(MPI_Bcast(&pid, 1, MPI_LONG, 0, comm), path, "MPI_Bcast failed"), out);
+    snprintf(tmp, strlen(path) + 32, "%s.tmp.%ld", path, pid);
+    named = 1;
+    st = mpi_err(MPI_File_open(comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
+                 tmp, "cannot create");
+    opened = st == CLCG_OK;
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    st = mpi_err(MPI_File_set_size(fh, (MPI_Offset)L.size), tmp, "cannot set the size");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    st = io_all(comm, fh, tmp, 1, 0, head, rank == 0 ? BIN_HEADER : 0);
+    if (st == CLCG_OK)
+        st = io_all(comm, fh, tmp, 1, L.off[SEC_ROWPTR] + 8 * A->row0, rp, 8 * nrp);
+    if (st == CLCG_OK)
+        st = io_all(comm, fh, tmp, 1, L.off[SEC_COLIND] + L.es[SEC_COLIND] * off, ci,
+                    L.es[SEC_COLIND] * A->nnz);
+    if (st == CLCG_OK)
+        st = io_all(comm, fh, tmp, 1, L.off[SEC_VAL] + 8 * off, A->val, 8 * A->nnz);
+    if (st == CLCG_OK)
+        st = io_all(comm, fh, tmp, 1, L.tbl_off, table, rank == 0 ? 8 * L.nblocks : 0);
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    opened = 0;
+    st = mpi_err(MPI_File_close(&fh), tmp, "close failed");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    if (rank == 0 && rename(tmp, path) != 0)
+        st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+out:
+    if (opened)
+        MPI_File_close(&fh);
+    if (st != CLCG_OK && rank == 0 && named)
+        unlink(tmp);
+    free(rp);
+    free(ci);
+    free(sums);
+    free(table);
+    free(tmp);
+    return st;
+}
+
+/* ---- reading ---- */
+
+/* Rank 0: the header of path, checked against the file's size. */
+static clcg_status read_header(const char *path, layout *L)
+{
+    unsigned char h[BIN_HEADER];
+    struct stat sb;
+    ssize_t got;
+    uint32_t version, bom, flags;
+    int64_t n, nnz, block;
+    int fd = open(path, O_RDONLY);
+
+    if (fd < 0)
+        return clcg_error(CLCG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return clcg_error(CLCG_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    got = pread(fd, h, sizeof h, 0);
+    close(fd);
+    if (got < 0)
+        return clcg_error(CLCG_ERR_IO, "%s: read error: %s", path, strerror(errno));
+    if (got < BIN_HEADER)
+        return clcg_error(CLCG_ERR_INPUT, "%s: truncated binary matrix: %zd bytes, less than its "
+                          "%d-byte header", path, got, BIN_HEADER);
+    if (memcmp(h, BIN_MAGIC, sizeof BIN_MAGIC) != 0)
+        return clcg_error(CLCG_ERR_INPUT, "%s: not a clcg binary matrix (wrong magic)", path);
+    bom = get32(h, 36);
+    if (bom != BIN_BOM)
+        return clcg_error(CLCG_ERR_INPUT, "%s: the binary matrix was written with the other "
+                          "byte order, or its header is corrupt", path);
+    version = get32(h, 8);
+    if (version != BIN_VERSION)
+        return clcg_error(CLCG_ERR_INPUT, "%s: binary matrix format version %" PRIu32 "; this "
+                          "program reads version %u", path, version, BIN_VERSION);
+    if (get64(h, 56) != fnv1a(h, 56))
+        return clcg_error(CLCG_ERR_INPUT, "%s: header checksum mismatch: the file is corrupt", path);
+    flags = get32(h, 12);
+    n = (int64_t)get64(h, 16);
+    nnz = (int64_t)get64(h, 24);
+    block = get32(h, 32);
+    if ((flags & ~BIN_FLAG_INT32) || ((flags & BIN_FLAG_INT32) && n > INT32_MAX) ||
+        make_layout(n, nnz, flags, block, L) != 0)
+        return clcg_error(CLCG_ERR_INPUT, "%s: corrupt header (n = %" PRId64 ", nnz = %" PRId64
+                          ", flags = %" PRIu32 ", block = %" PRId64 ")", path, n, nnz, flags, block);
+    if ((int64_t)sb.st_size != L->size)
+        return clcg_error(CLCG_ERR_INPUT, "%s: the file has %lld bytes but its header (n = %"
+                          PRId64 ", nnz = %" PRId64 ") needs %" PRId64 ": %s", path,
+                          (long long)sb.st_size, n, nnz, L->size,
+                          (int64_t)sb.st_size < L->size ? "truncated" : "trailing data or a corrupt header");
+    return CLCG_OK;
+}
+
+/* Collective: elements [lo, hi) of section sec into out, every checksum block they touch
+ * read whole and verified.  Status agreed. */
+static clcg_status read_section(MPI_Comm comm, MPI_File fh, const char *path, const layout *L,
+                                int sec, int64_t lo, int64_t hi, void *out)
+{
+    const int64_t es = L->es[sec], blk = L->block;
+    int64_t a = lo / blk * blk, b = (hi + blk - 1) / blk * blk, nb;
+    unsigned char *buf = NULL;
+    uint64_t *sums = NULL;
+    clcg_status st = CLCG_OK;
+
+    if (hi <= lo)
+        a = b = 0;
+    if (b > L->len[sec])
+        b = L->len[sec];
+    nb = (b - a + blk - 1) / blk;
+    st = clcg_malloc(&buf, (size_t)((b - a) * es) + 1, 1, sec_name[sec]);
+    if (st == CLCG_OK)
+        st = clcg_malloc(&sums, (size_t)nb + 1, sizeof *sums, "checksums");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    st = io_all(comm, fh, path, 0, L->off[sec] + a * es, buf, (b - a) * es);
+    if (st == CLCG_OK)
+        st = io_all(comm, fh, path, 0, L->tbl_off + 8 * (L->tbl[sec] + a / blk), sums, 8 * nb);
+    for (int64_t t = 0; st == CLCG_OK && t < nb; t++) {
+        int64_t k0 = a + t * blk, k1 = k0 + blk < b ? k0 + blk : b;
+        uint64_t s = 0;
+        for (int64_t k = k0; k < k1; k++)
+            s += elem_hash(sec, k, elem_bits(buf + (k - a) * es, es));
+        if (s != sums[t])
+            st = clcg_error(CLCG_ERR_INPUT, "%s: checksum mismatch in the %s (elements %" PRId64
+                            "..%" PRId64 "): the file is corrupt", path, sec_name[sec], k0, k1 - 1);
+    }
+    if (st == CLCG_OK && hi > lo)
+        memcpy(out, buf + (lo - a) * es, (size_t)((hi - lo) * es));
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+out:
+    free(buf);
+    free(sums);
+    return st;
+}
+
+/* Row pointers p[0..cnt) for rows starting at row0: ascending, within 0..nnz, p = 0 at
+ * row 0 and nnz at row n. */
+static clcg_status check_rowptr(const char *path, const layout *L, int64_t row0, const int64_t *p,
+                                int64_t cnt)
+{
+    for (int64_t k = 0; k < cnt; k++) {
+        int64_t i = row0 + k;
+        if (p[k] < 0 || p[k] > L->nnz || (k > 0 && p[k] < p[k - 1]) || (i == 0 && p[k] != 0) ||
+            (i == L->n && p[k] != L->nnz))
+            return clcg_error(CLCG_ERR_INPUT, "%s: row pointer %" PRId64 " = %" PRId64 " is out of "
+                              "order: the file is corrupt", path, i, p[k]);
+    }
+    return CLCG_OK;
+}
+
+clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_begin,
+                                  clcg_csr *A, clcg_gidx **gcol, clcg_dist_info *info)
+{
+    int rank, size, opened = 0;
+    clcg_status st = CLCG_OK;
+    layout L;
+    int64_t hv[4] = {0, 0, 0, 0}, b0, nb, *p = NULL, *row_nnz = NULL, base;
+    void *ci = NULL;
+    MPI_File fh = MPI_FILE_NULL;
+    double t0 = MPI_Wtime();
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    memset(A, 0, sizeof *A);
+    memset(info, 0, sizeof *info);
+    *gcol = NULL;
+    if (rank == 0) {
+        st = read_header(path, &L);
+        hv[0] = L.n;
+        hv[1] = L.nnz;
+        hv[2] = L.flags;
+        hv[3] = L.block;
+    }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, mpi_err(MPI_Bcast(hv, 4, MPI_INT64_T, 0, comm), path, "MPI_Bcast failed"), out);
+    make_layout(hv[0], hv[1], (uint32_t)hv[2], hv[3], &L);
+    A->n = L.n;
+    st = mpi_err(MPI_File_open(comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), path, "cannot open");
+    opened = st == CLCG_OK;
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+
+    /* partition: an even block of row pointers each, split points from their counts */
+    b0 = clcg_block_begin(L.n, size, rank);
+    nb = clcg_block_begin(L.n, size, rank + 1) - b0;
+    st = clcg_malloc(&p, (size_t)nb + 2, sizeof *p, "row pointers");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&row_nnz, (size_t)nb + 1, sizeof *row_nnz, "row counts");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_ROWPTR, b0, b0 + nb + 1, p), out);
+    st = check_rowptr(path, &L, b0, p, nb + 1);
+    for (int64_t i = 0; st == CLCG_OK && i < nb; i++)
+        row_nnz[i] = p[i + 1] - p[i];
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, clcg_partition_by_nnz_dist(comm, L.n, b0, nb, row_nnz, row_begin), out);
+    free(p);
+    free(row_nnz);
+    p = row_nnz = NULL;
+
+    /* my rows */
+    A->row0 = row_begin[rank];
+    A->nrows = row_begin[rank + 1] - A->row0;
+    st = clcg_malloc(&A->rowptr, (size_t)A->nrows + 1, sizeof *A->rowptr, "row pointers");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_ROWPTR, A->row0, A->row0 + A->nrows + 1,
+                                A->rowptr), out);
+    st = check_rowptr(path, &L, A->row0, A->rowptr, A->nrows + 1);
+    base = A->rowptr[0];
+    A->nnz = A->rowptr[A->nrows] - base;
+    for (int64_t i = 0; i <= A->nrows; i++)
+        A->rowptr[i] -= base;
+    if (st == CLCG_OK)
+        st = clcg_malloc(&ci, (size_t)A->nnz + 1, (size_t)L.es[SEC_COLIND], "column indices");
+    if (st == CLCG_OK)
+        st = clcg_malloc(gcol, (size_t)A->nnz + 1, sizeof **gcol, "global column indices");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&A->val, (size_t)A->nnz + 1, sizeof *A->val, "matrix values");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    info->held = A->nnz;
+    CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_COLIND, base, base + A->nnz, ci), out);
+    CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_VAL, base, base + A->nnz, A->val), out);
+    for (int64_t k = 0; k < A->nnz; k++)
+        (*gcol)[k] = L.es[SEC_COLIND] == 4 ? ((int32_t *)ci)[k] : ((int64_t *)ci)[k];
+    free(ci);
+    ci = NULL;
+
+    /* what a checksum cannot promise: the file was made by this program */
+    for (int64_t i = 0; st == CLCG_OK && i < A->nrows; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            clcg_gidx j = (*gcol)[k];
+            if (j < 0 || j >= L.n || (k > A->rowptr[i] && j <= (*gcol)[k - 1]) || !isfinite(A->val[k])) {
+                st = clcg_error(CLCG_ERR_INPUT, "%s: row %" PRId64 ": entry %" PRId64 " (column %"
+                                PRId64 ") is out of range, out of order or not finite: the file "
+                                "is corrupt", path, A->row0 + i + 1, k - A->rowptr[i] + 1, j + 1);
+                break;
+            }
+        }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    st = clcg_dist_check_rows(path, A->row0, A->nrows, A->rowptr, *gcol, A->val);
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    info->t_read = MPI_Wtime() - t0;
+out:
+    if (opened)
+        MPI_File_close(&fh);
+    free(p);
+    free(row_nnz);
+    free(ci);
+    if (st != CLCG_OK) {
+        clcg_csr_free(A);
+        free(*gcol);
+        *gcol = NULL;
+    }
+    return st;
+}
