@@ -64,8 +64,9 @@ static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, 
                          clSetKernelArg(k, 4, sizeof(cl_mem), &s.val) | clSetKernelArg(k, 5, sizeof(cl_mem), &s.p[0]) |
                          clSetKernelArg(k, 6, sizeof(cl_mem), &s.q) | clSetKernelArg(k, 7, sizeof(cl_mem), &s.part_pq) |
                          clSetKernelArg(k, 8, sizeof off, &off), "clSetKernelArg");
-    cl_uint la = fmt == FMT_CSR_SCALAR ? 9 : 10;
-    if (st == CLCG_OK && fmt != FMT_CSR_SCALAR)
+    const int teamed = fmt == FMT_CSR_VECTOR || fmt == FMT_SELL;
+    cl_uint la = teamed ? 10 : 9;
+    if (st == CLCG_OK && teamed)
         st = clcg_cl_fail_if(clSetKernelArg(k, 9, sizeof v, &v), "clSetKernelArg");
     if (st == CLCG_OK)
         st = clcg_cl_fail_if(clSetKernelArg(k, la, s.spmv.wg * sizeof(double), NULL), "clSetKernelArg");
@@ -73,7 +74,35 @@ static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, 
         goto out;
     clcg_prof prof;
     memset(&prof, 0, sizeof prof);
+    clcg_launch Lb[NBINS];
+    for (int b = 0; fmt == FMT_CSR_ADAPTIVE && b < NBINS && st == CLCG_OK; b++) {   /* one kernel per row bin */
+        cl_kernel kb = s.kbin_dot[b];
+        cl_uint nb = (cl_uint)s.bin_n[b], offb = (cl_uint)(b * s.spmv.ng), vsb = s.bin_vs[b];
+        Lb[b] = s.spmv;
+        if (b > 0 && Lb[b].wg < vsb)
+            Lb[b].wg = vsb;
+        st = clcg_cl_fail_if(clSetKernelArg(kb, 0, sizeof nb, &nb) | clSetKernelArg(kb, 1, sizeof(cl_mem), &s.bin_rows[b]) |
+                             clSetKernelArg(kb, 2, sizeof(cl_mem), &s.ptr) | clSetKernelArg(kb, 3, sizeof(cl_mem), &s.col) |
+                             clSetKernelArg(kb, 4, sizeof(cl_mem), &s.val) | clSetKernelArg(kb, 5, sizeof(cl_mem), &s.p[0]) |
+                             clSetKernelArg(kb, 6, sizeof(cl_mem), &s.q) | clSetKernelArg(kb, 7, sizeof(cl_mem), &s.part_pq) |
+                             clSetKernelArg(kb, 8, sizeof offb, &offb), "clSetKernelArg(bin)");
+        if (st == CLCG_OK && b > 0)
+            st = clcg_cl_fail_if(clSetKernelArg(kb, 9, sizeof vsb, &vsb), "clSetKernelArg(bin)");
+        if (st == CLCG_OK)
+            st = clcg_cl_fail_if(clSetKernelArg(kb, b > 0 ? 10 : 9, Lb[b].wg * sizeof(double), NULL), "clSetKernelArg");
+    }
     for (int r = 0; r < 23 && st == CLCG_OK; r++) {
+        if (fmt == FMT_CSR_ADAPTIVE) {   /* all bins, timed together */
+            double before = prof.time[K_SPMV];
+            for (int b = 0; b < NBINS && st == CLCG_OK; b++)
+                if (s.bin_n[b])
+                    st = clcg_launch_kernel(&s, s.kbin_dot[b], K_SPMV, &Lb[b], &prof);
+            if (st == CLCG_OK)
+                st = clcg_prof_harvest(&prof, &s, 0);
+            if (r >= 3)
+                t[r - 3] = prof.time[K_SPMV] - before;
+            continue;
+        }
         st = clcg_launch_kernel(&s, k, K_SPMV, &s.spmv, &prof);
         if (st == CLCG_OK && r >= 3) {
             double before = prof.time[K_SPMV];
@@ -153,8 +182,8 @@ int main(int argc, char **argv)
     printf("| device | format | local x groups | us | GB/s (12 nnz + 20 n) |\n| --- | --- | --- | --- | --- |\n");
     unsigned vs = 2;
     clcg_fmt autof = clcg_format_choose(&A, "auto", &list[0], &vs);
-    const clcg_fmt fmts[] = {FMT_CSR_SCALAR, FMT_CSR_VECTOR, FMT_SELL};
-    for (int f = 0; f < 3; f++)
+    const clcg_fmt fmts[] = {FMT_CSR_SCALAR, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE};
+    for (int f = 0; f < 4; f++)
         if (run(&A, &list[0], fmts[f], vs, tune) != CLCG_OK) {
             fprintf(stderr, "bench_spmv: %s\n", clcg_error_message());
             clcg_error_clear();

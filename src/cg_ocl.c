@@ -110,6 +110,59 @@ static clcg_status set_spmv_cg(clcg_slice *s, int par)
     return set_spmv_tail(k, 18, s, 0);
 }
 
+/* csr-adaptive: the launch shape of bin b (a whole work-group per row in the last bin) */
+static clcg_launch bin_launch(const clcg_slice *s, int b)
+{
+    clcg_launch L = s->spmv;
+    if (b > 0 && L.wg < s->bin_vs[b])
+        L.wg = s->bin_vs[b];
+    return L;
+}
+
+/* csr-adaptive: arguments of bin b's kernel, plain (q = A in) or fused for parity par */
+static clcg_status set_bin(clcg_slice *s, cl_kernel k, int b, int fused, int par, cl_mem in)
+{
+    const clcg_launch L = bin_launch(s, b);
+    CLCG_CALL(set_spmv_head(k, s, (cl_uint)s->bin_n[b], s->bin_rows[b]));
+    int i = 5;
+    if (fused) {
+        cl_uint nv = (cl_uint)s->vec.ng;
+        ARG(k, 5, s->r);
+        CLCG_CALL(set_dinv(k, 6, s));
+        ARG(k, 7, s->p[1 - par]);
+        ARG(k, 8, s->p[par]);
+        ARG(k, 9, s->part_rz[par]);
+        ARG(k, 10, nv);
+        ARG(k, 11, s->part_rz[1 - par]);
+        ARG(k, 12, nv);
+        ARG(k, 13, s->part_rr[par]);
+        ARG(k, 14, nv);
+        ARG(k, 15, (cl_uint)0);
+        ARG(k, 16, s->scal);
+        ARG(k, 17, (cl_uint)0);
+        i = 18;
+    } else {
+        ARG(k, 5, in);
+        i = 6;
+    }
+    ARG(k, i, fused ? s->q : (s->sp_out ? s->sp_out : s->q));
+    ARG(k, i + 1, s->part_pq);
+    ARG(k, i + 2, (cl_uint)(b * s->spmv.ng));
+    if (b > 0) {
+        ARG(k, i + 3, (cl_uint)s->bin_vs[b]);
+        ARG_LOCAL(k, i + 4, L.wg);
+    } else {
+        ARG_LOCAL(k, i + 3, L.wg);
+    }
+    return CLCG_OK;
+}
+
+/* partial sums of p'q that the SpMV step leaves (every bin its own region) */
+static cl_uint pq_parts(const clcg_slice *s)
+{
+    return (cl_uint)(s->fmt == FMT_CSR_ADAPTIVE ? NBINS * s->spmv.ng : s->spmv.ng);
+}
+
 /* update_xr: (n, x, r, p, q, dinv, pq_part, n_pq, rz_part, n_rz, part_rz, part_rr, scal, its, buf) */
 static clcg_status set_update_xr(clcg_slice *s, cl_kernel k, cl_mem p, cl_mem pq, cl_uint npq, cl_mem rz,
                                  cl_uint nrz, int out)
@@ -147,6 +200,8 @@ static clcg_status start(cg_ctx *c, int d, double tol2)
     CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->scal, CL_TRUE, 0, sizeof sc, sc, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->q, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->x, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
+    CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->part_pq, &zero, sizeof zero, 0, s->nparts * 2 * sizeof(double), 0,
+                                NULL, NULL));
     cl_kernel k = s->k[K_RESIDUAL_INIT];
     ARG(k, 0, (cl_uint)s->nrows);
     ARG(k, 1, s->b);
@@ -187,16 +242,31 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
 
     CLCG_CALL(start(c, 0, tol2));
     for (int par = 0; par < 2; par++) {
-        CLCG_CALL(set_spmv_cg(s, par));
-        CLCG_CALL(set_update_xr(s, s->kxr[par], s->p[par], s->part_pq, (cl_uint)s->spmv.ng, s->part_rz[par],
+        if (s->fmt == FMT_CSR_ADAPTIVE)
+            for (int b = 0; b < NBINS; b++)
+                CLCG_CALL(set_bin(s, s->kbin_cg[par][b], b, 1, par, NULL));
+        else
+            CLCG_CALL(set_spmv_cg(s, par));
+        CLCG_CALL(set_update_xr(s, s->kxr[par], s->p[par], s->part_pq, pq_parts(s), s->part_rz[par],
                                 (cl_uint)s->vec.ng, 1 - par));
     }
     double stop = 0.0;
     for (k = 0; k < so.max_it; k++) {
         const int par = (int)(k & 1);
-        ARG(s->kcg[par], 15, (cl_uint)(k == 0));
-        ARG(s->kcg[par], 17, (cl_uint)k);
-        CLCG_CALL(launch(c, 0, s->kcg[par], K_SPMV_CG, &s->spmv));
+        if (s->fmt == FMT_CSR_ADAPTIVE) {
+            for (int b = 0; b < NBINS; b++) {
+                if (!s->bin_n[b])
+                    continue;
+                const clcg_launch L = bin_launch(s, b);
+                ARG(s->kbin_cg[par][b], 15, (cl_uint)(k == 0));
+                ARG(s->kbin_cg[par][b], 17, (cl_uint)k);
+                CLCG_CALL(launch(c, 0, s->kbin_cg[par][b], K_SPMV_CG, &L));
+            }
+        } else {
+            ARG(s->kcg[par], 15, (cl_uint)(k == 0));
+            ARG(s->kcg[par], 17, (cl_uint)k);
+            CLCG_CALL(launch(c, 0, s->kcg[par], K_SPMV_CG, &s->spmv));
+        }
         ARG(s->kxr[par], 13, (cl_uint)k);
         CLCG_CALL(launch(c, 0, s->kxr[par], K_UPDATE_XR, &s->vec));
         if (so.monitor) {
@@ -383,7 +453,9 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
         }
         /* interior rows (or all rows when there are no ghosts) while the boundary travels */
         s->npq_parts = 0;
-        if (st == CLCG_OK && (s->nint > 0 || s->ncols == s->nrows)) {
+        if (s->fmt == FMT_CSR_ADAPTIVE) {
+            s->npq_parts = pq_parts(s);
+        } else if (st == CLCG_OK && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
             st = set_spmv_head(ks, s, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int);
@@ -419,6 +491,24 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
         int64_t ng = s->ncols - s->nrows;
+        if (s->fmt == FMT_CSR_ADAPTIVE) {   /* ghosts first, then every bin */
+            if (ng > 0) {
+                for (int64_t k = 0; k < ng; k++)
+                    s->hghost[k] = c->hp[s->ghost_src[k]];
+                st = clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->sp_in, CL_FALSE,
+                                                          (size_t)s->nrows * sizeof(double), (size_t)ng * sizeof(double),
+                                                          s->hghost, 0, NULL, NULL), "clEnqueueWriteBuffer(ghosts)");
+            }
+            for (int b = 0; b < NBINS && st == CLCG_OK; b++) {
+                if (!s->bin_n[b])
+                    continue;
+                const clcg_launch L = bin_launch(s, b);
+                st = set_bin(s, s->kbin_dot[b], b, 0, 0, s->sp_in);
+                if (st == CLCG_OK)
+                    st = launch(c, d, s->kbin_dot[b], K_SPMV, &L);
+            }
+            continue;
+        }
         if (ng == 0)
             continue;
         for (int64_t k = 0; k < ng; k++)
@@ -899,6 +989,9 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
         snprintf(info->format + strlen(info->format), sizeof info->format - strlen(info->format), "(vs=%u)", s->vs);
     if (s->fmt == FMT_SELL)
         snprintf(info->format + strlen(info->format), sizeof info->format - strlen(info->format), "(C=%u)", s->C);
+    if (s->fmt == FMT_CSR_ADAPTIVE)
+        snprintf(info->format + strlen(info->format), sizeof info->format - strlen(info->format),
+                 "(%lld/%lld/%lld rows)", (long long)s->bin_n[0], (long long)s->bin_n[1], (long long)s->bin_n[2]);
     snprintf(info->variant, sizeof info->variant, "%s", c->o->variant);
     info->ndevices = c->nd;
     info->iterations_run = run;

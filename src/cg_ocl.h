@@ -7,7 +7,12 @@
 
 #define CLCG_MAX_DEVS 16
 
-typedef enum { FMT_CSR_SCALAR = 0, FMT_CSR_VECTOR, FMT_SELL } clcg_fmt;
+typedef enum { FMT_CSR_SCALAR = 0, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE } clcg_fmt;
+
+/* csr-adaptive: rows binned by length, each bin multiplied by the kernel that suits it */
+enum { NBINS = 3 };
+#define BIN_SHORT_MAX 16     /* rows up to this length: one work-item per row */
+#define BIN_MEDIUM_MAX 512   /* up to this: a team of 32; longer: a whole work-group */
 
 /* kernels, in profile-table order */
 enum {
@@ -35,6 +40,11 @@ typedef struct {
     cl_mem sp_in, sp_out;                /* what the exchange + SpMV step multiplies */
     const double *scale;                 /* set before upload: solve D^-1/2 A D^-1/2 (Jacobi by scaling) */
     cl_mem wrr;                          /* then d_i, the weights of r'r */
+    cl_mem bin_rows[NBINS];              /* csr-adaptive row lists */
+    int64_t bin_n[NBINS];
+    unsigned bin_vs[NBINS];
+    cl_kernel kbin_dot[NBINS], kbin_cg[2][NBINS];
+    int nbins_used;                      /* non-empty bins (launches per SpMV) */
     cl_mem hpin_pack, hpin_ghost, hpin_red, hpin_glob;  /* pinned host staging */
     double *hpack, *hghost, *hred, *hglob;              /* their mapped pointers */
     int64_t npack, nint, nbnd;

@@ -9,7 +9,7 @@
 
 const char *clcg_format_name(clcg_fmt f)
 {
-    static const char *const names[] = {"csr-scalar", "csr-vector", "sell"};
+    static const char *const names[] = {"csr-scalar", "csr-vector", "sell", "csr-adaptive"};
     return names[f];
 }
 
@@ -39,15 +39,17 @@ clcg_fmt clcg_format_choose(const clcg_csr *A, const char *name, const clcg_devi
     if (name && strcmp(name, "auto") != 0) {
         if (!strcmp(name, "csr-vector"))
             return FMT_CSR_VECTOR;
+        if (!strcmp(name, "csr-adaptive"))
+            return FMT_CSR_ADAPTIVE;
         return !strcmp(name, "sell") ? FMT_SELL : FMT_CSR_SCALAR;
     }
     if (!d->is_gpu)
         return FMT_CSR_SCALAR;
+    if ((double)maxlen > 8.0 * mean + 16.0)
+        return FMT_CSR_ADAPTIVE;   /* widely varying rows: bins by length */
     if (mean >= 24.0)
-        return FMT_CSR_VECTOR;
-    if ((double)maxlen <= 4.0 * mean + 4.0)
-        return FMT_SELL;
-    return FMT_CSR_VECTOR;
+        return FMT_CSR_VECTOR;     /* long rows: a team per row */
+    return FMT_SELL;               /* short regular rows: slices of C rows, coalesced */
 }
 
 static clcg_status buf_from(clcg_slice *s, const void *host, size_t bytes, const char *what, cl_mem *m)
@@ -265,6 +267,29 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         CLCG_CHECK(st, buf_from(s, rows + s->nint, (size_t)s->nbnd * sizeof *rows, "boundary rows", &s->rows_bnd), out);
     }
 
+    if (fmt == FMT_CSR_ADAPTIVE) {   /* row lists by length */
+        cl_uint *lst = NULL;
+        CLCG_CHECK(st, clcg_malloc(&lst, (size_t)n + 1, sizeof *lst, "row bins"), out);
+        for (int b = 0; b < NBINS && st == CLCG_OK; b++) {
+            int64_t m = 0;
+            for (int64_t i = 0; i < n; i++) {
+                int64_t len = A->rowptr[lo + i + 1] - A->rowptr[lo + i];
+                int bin = len <= BIN_SHORT_MAX ? 0 : len <= BIN_MEDIUM_MAX ? 1 : 2;
+                if (bin == b)
+                    lst[m++] = (cl_uint)i;
+            }
+            s->bin_n[b] = m;
+            s->nbins_used += m > 0;
+            s->bin_vs[b] = b == 0 ? 1 : b == 1 ? 32 : 256;
+            while (s->bin_vs[b] > s->dev.info.max_wg)
+                s->bin_vs[b] /= 2;
+            if (m)
+                st = buf_from(s, lst, (size_t)m * sizeof *lst, "row bins", &s->bin_rows[b]);
+        }
+        free(lst);
+        if (st != CLCG_OK)
+            goto out;
+    }
     /* what leaves the device: rows needed by siblings or other ranks */
     s->npack = 0;
     for (int64_t i = lo; i < hi; i++)
@@ -288,6 +313,15 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
     for (int kid = 0; kid < K_COUNT; kid++) {
         char name[64];
         const char *spmv = fmt == FMT_SELL ? "spmv_sell" : fmt == FMT_CSR_VECTOR ? "spmv_csr_vector" : "spmv_csr_scalar";
+        if (kid == K_SPMV && fmt == FMT_CSR_ADAPTIVE)
+            for (int b = 0; b < NBINS; b++) {
+                const char *kb = b == 0 ? "spmv_csr_scalar" : "spmv_csr_vector";
+                snprintf(name, sizeof name, "%s_dot", kb);
+                CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->kbin_dot[b]), out);
+                snprintf(name, sizeof name, "%s_cg", kb);
+                for (int par = 0; par < 2; par++)
+                    CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->kbin_cg[par][b]), out);
+            }
         if (kid == K_SPMV_CG || kid == K_SPMV)
             snprintf(name, sizeof name, "%s_%s", spmv, kid == K_SPMV_CG ? "cg" : "dot");
         else
@@ -339,6 +373,15 @@ void clcg_slice_free(clcg_slice *s)
         if (s->kxr[i])
             clReleaseKernel(s->kxr[i]);
     }
+    for (int b = 0; b < NBINS; b++) {
+        if (s->bin_rows[b])
+            clReleaseMemObject(s->bin_rows[b]);
+        if (s->kbin_dot[b])
+            clReleaseKernel(s->kbin_dot[b]);
+        for (int i = 0; i < 2; i++)
+            if (s->kbin_cg[i][b])
+                clReleaseKernel(s->kbin_cg[i][b]);
+    }
     free(s->pack_dst);
     free(s->ghost_src);
     clcg_dev_close(&s->dev);
@@ -350,8 +393,8 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
 {
     const double n = (double)s->nrows, nnz = (double)s->nnz, j = jacobi ? 8.0 * n : 0.0;
     switch (kid) {
-    case K_SPMV: return 12.0 * nnz + 20.0 * n;
-    case K_SPMV_CG: return 12.0 * nnz + 36.0 * n + j;
+    case K_SPMV: return (12.0 * nnz + 20.0 * n) / (s->fmt == FMT_CSR_ADAPTIVE ? s->nbins_used : 1);
+    case K_SPMV_CG: return (12.0 * nnz + 36.0 * n + j) / (s->fmt == FMT_CSR_ADAPTIVE ? s->nbins_used : 1);
     case K_UPDATE_XR: return 48.0 * n + j;
     case K_UPDATE_P: return 24.0 * n + j;
     case K_UPDATE_SR: return 88.0 * n + j;     /* read u p w s x r, write p s x r u */

@@ -19,7 +19,7 @@ typedef struct {
     char device[256], platform[256], driver[128];
     int ndevices;                   /* devices on this rank */
     int nranks_per_device;          /* >1 when ranks share a device */
-    char format[32], variant[32];
+    char format[64], variant[32];
     char tuning[256];               /* where the work-group sizes came from */
     int nk;
     clcg_kstat k[CLCG_MAX_KSTATS];

@@ -104,7 +104,7 @@ static clcg_status time_shape(clcg_slice *s, cl_command_queue q, int kid, const 
     cl_event ev[REPS];
     double d[REPS];
     size_t g = L->wg * L->ng, l = L->wg;
-    int local_arg = kid == K_SPMV ? (s->fmt == FMT_CSR_SCALAR ? 9 : 10) : 14;
+    int local_arg = kid == K_SPMV ? (s->fmt == FMT_CSR_VECTOR || s->fmt == FMT_SELL ? 10 : 9) : 14;
     CLCG_CL(clSetKernelArg(k, (cl_uint)local_arg, L->wg * sizeof(double), NULL));
     CLCG_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL));
     for (int r = 0; r < REPS; r++)
@@ -194,7 +194,7 @@ clcg_status clcg_tune(clcg_slice *s, const char *cache, int force, int jacobi, c
         CLCG_CL(clSetKernelArg(k, 6, sizeof(cl_mem), &s->q));
         CLCG_CL(clSetKernelArg(k, 7, sizeof(cl_mem), &s->part_pq));
         CLCG_CL(clSetKernelArg(k, 8, sizeof off, &off));
-        if (s->fmt != FMT_CSR_SCALAR) {
+        if (s->fmt == FMT_CSR_VECTOR || s->fmt == FMT_SELL) {
             cl_uint v = s->fmt == FMT_SELL ? s->C : s->vs;
             CLCG_CL(clSetKernelArg(k, 9, sizeof v, &v));
         }
