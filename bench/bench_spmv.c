@@ -79,17 +79,17 @@ static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, 
         cl_kernel kb = s.kbin_dot[b];
         cl_uint nb = (cl_uint)s.bin_n[b], offb = (cl_uint)(b * s.spmv.ng), vsb = s.bin_vs[b];
         Lb[b] = s.spmv;
-        if (b > 0 && Lb[b].wg < vsb)
+        if (Lb[b].wg < vsb)
             Lb[b].wg = vsb;
         st = clcg_cl_fail_if(clSetKernelArg(kb, 0, sizeof nb, &nb) | clSetKernelArg(kb, 1, sizeof(cl_mem), &s.bin_rows[b]) |
                              clSetKernelArg(kb, 2, sizeof(cl_mem), &s.ptr) | clSetKernelArg(kb, 3, sizeof(cl_mem), &s.col) |
                              clSetKernelArg(kb, 4, sizeof(cl_mem), &s.val) | clSetKernelArg(kb, 5, sizeof(cl_mem), &s.p[0]) |
                              clSetKernelArg(kb, 6, sizeof(cl_mem), &s.q) | clSetKernelArg(kb, 7, sizeof(cl_mem), &s.part_pq) |
                              clSetKernelArg(kb, 8, sizeof offb, &offb), "clSetKernelArg(bin)");
-        if (st == CLCG_OK && b > 0)
+        if (st == CLCG_OK && vsb > 1)
             st = clcg_cl_fail_if(clSetKernelArg(kb, 9, sizeof vsb, &vsb), "clSetKernelArg(bin)");
         if (st == CLCG_OK)
-            st = clcg_cl_fail_if(clSetKernelArg(kb, b > 0 ? 10 : 9, Lb[b].wg * sizeof(double), NULL), "clSetKernelArg");
+            st = clcg_cl_fail_if(clSetKernelArg(kb, vsb > 1 ? 10 : 9, Lb[b].wg * sizeof(double), NULL), "clSetKernelArg");
     }
     for (int r = 0; r < 23 && st == CLCG_OK; r++) {
         if (fmt == FMT_CSR_ADAPTIVE) {   /* all bins, timed together */

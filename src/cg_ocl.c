@@ -114,7 +114,7 @@ static clcg_status set_spmv_cg(clcg_slice *s, int par)
 static clcg_launch bin_launch(const clcg_slice *s, int b)
 {
     clcg_launch L = s->spmv;
-    if (b > 0 && L.wg < s->bin_vs[b])
+    if (L.wg < s->bin_vs[b])
         L.wg = s->bin_vs[b];
     return L;
 }
@@ -148,7 +148,7 @@ static clcg_status set_bin(clcg_slice *s, cl_kernel k, int b, int fused, int par
     ARG(k, i, fused ? s->q : (s->sp_out ? s->sp_out : s->q));
     ARG(k, i + 1, s->part_pq);
     ARG(k, i + 2, (cl_uint)(b * s->spmv.ng));
-    if (b > 0) {
+    if (s->bin_vs[b] > 1) {
         ARG(k, i + 3, (cl_uint)s->bin_vs[b]);
         ARG_LOCAL(k, i + 4, L.wg);
     } else {

@@ -11,8 +11,8 @@ typedef enum { FMT_CSR_SCALAR = 0, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE } 
 
 /* csr-adaptive: rows binned by length, each bin multiplied by the kernel that suits it */
 enum { NBINS = 3 };
-#define BIN_SHORT_MAX 16     /* rows up to this length: one work-item per row */
-#define BIN_MEDIUM_MAX 512   /* up to this: a team of 32; longer: a whole work-group */
+#define BIN_SHORT_MAX 32     /* rows up to this length: a team of 4 per row */
+#define BIN_MEDIUM_MAX 1024  /* up to this: a team of 32; longer: a whole work-group */
 
 /* kernels, in profile-table order */
 enum {

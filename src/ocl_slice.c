@@ -269,18 +269,23 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
 
     if (fmt == FMT_CSR_ADAPTIVE) {   /* row lists by length */
         cl_uint *lst = NULL;
+        long lim[NBINS] = {BIN_SHORT_MAX, BIN_MEDIUM_MAX, 1L << 40};
+        unsigned vsb[NBINS] = {4, 32, 256};   /* measured best on an H200 (bench/RESULTS.md) */
+        const char *env = getenv("CLCG_BINS");   /* development: SHORT_MAX:VS0,MEDIUM_MAX:VS1,VS2 */
+        if (env)
+            sscanf(env, "%ld:%u,%ld:%u,%u", &lim[0], &vsb[0], &lim[1], &vsb[1], &vsb[2]);
         CLCG_CHECK(st, clcg_malloc(&lst, (size_t)n + 1, sizeof *lst, "row bins"), out);
         for (int b = 0; b < NBINS && st == CLCG_OK; b++) {
             int64_t m = 0;
             for (int64_t i = 0; i < n; i++) {
                 int64_t len = A->rowptr[lo + i + 1] - A->rowptr[lo + i];
-                int bin = len <= BIN_SHORT_MAX ? 0 : len <= BIN_MEDIUM_MAX ? 1 : 2;
+                int bin = len <= lim[0] ? 0 : len <= lim[1] ? 1 : 2;
                 if (bin == b)
                     lst[m++] = (cl_uint)i;
             }
             s->bin_n[b] = m;
             s->nbins_used += m > 0;
-            s->bin_vs[b] = b == 0 ? 1 : b == 1 ? 32 : 256;
+            s->bin_vs[b] = vsb[b] ? vsb[b] : 1;
             while (s->bin_vs[b] > s->dev.info.max_wg)
                 s->bin_vs[b] /= 2;
             if (m)
@@ -315,7 +320,7 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         const char *spmv = fmt == FMT_SELL ? "spmv_sell" : fmt == FMT_CSR_VECTOR ? "spmv_csr_vector" : "spmv_csr_scalar";
         if (kid == K_SPMV && fmt == FMT_CSR_ADAPTIVE)
             for (int b = 0; b < NBINS; b++) {
-                const char *kb = b == 0 ? "spmv_csr_scalar" : "spmv_csr_vector";
+                const char *kb = s->bin_vs[b] == 1 ? "spmv_csr_scalar" : "spmv_csr_vector";
                 snprintf(name, sizeof name, "%s_dot", kb);
                 CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->kbin_dot[b]), out);
                 snprintf(name, sizeof name, "%s_cg", kb);
