@@ -396,10 +396,13 @@ void clcg_slice_free(clcg_slice *s)
 /* Bytes each kernel moves per call, by its traffic model (double values, 32-bit indices). */
 double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
 {
-    const double n = (double)s->nrows, nnz = (double)s->nnz, j = jacobi ? 8.0 * n : 0.0;
+    /* Jacobi reads D^-1 (or, scaled, the weights of r'r) in the vector kernels; the fused
+     * SpMV gathers D^-1 only when not scaled */
+    const double n = (double)s->nrows, nnz = (double)s->nnz, j = jacobi || s->wrr ? 8.0 * n : 0.0;
+    const double js = s->dinv ? 8.0 * n : 0.0;
     switch (kid) {
     case K_SPMV: return (12.0 * nnz + 20.0 * n) / (s->fmt == FMT_CSR_ADAPTIVE ? s->nbins_used : 1);
-    case K_SPMV_CG: return (12.0 * nnz + 36.0 * n + j) / (s->fmt == FMT_CSR_ADAPTIVE ? s->nbins_used : 1);
+    case K_SPMV_CG: return (12.0 * nnz + 36.0 * n + js) / (s->fmt == FMT_CSR_ADAPTIVE ? s->nbins_used : 1);
     case K_UPDATE_XR: return 48.0 * n + j;
     case K_UPDATE_P: return 24.0 * n + j;
     case K_UPDATE_SR: return 88.0 * n + j;     /* read u p w s x r, write p s x r u */
