@@ -448,7 +448,8 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
                 st = launch(c, d, kp, K_PACK, &L);
             if (st == CLCG_OK)
                 st = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->pack_buf, CL_FALSE, 0,
-                                                         (size_t)s->npack * sizeof(double), s->hpack, 0, NULL, NULL),
+                                                         (size_t)s->npack * sizeof(double), s->hpack, 0, NULL,
+                                                         &s->pack_ev),
                                      "clEnqueueReadBuffer(pack)");
         }
         /* interior rows (or all rows when there are no ghosts) while the boundary travels */
@@ -472,13 +473,11 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
     /* boundary values to the host copy of p, then MPI; every rank takes part even after a fault */
     for (int d = 0; d < c->nd; d++) {
         clcg_slice *s = &c->s[d];
-        if (st == CLCG_OK && s->npack) {
-            cl_event ev;
-            st = clcg_cl_fail_if(clEnqueueMarkerWithWaitList(s->dev.queue, 0, NULL, &ev), "clEnqueueMarker");
-            if (st == CLCG_OK) {
-                st = clcg_cl_fail_if(clWaitForEvents(1, &ev), "clWaitForEvents(pack)");
-                clReleaseEvent(ev);
-            }
+        if (s->pack_ev) {   /* only the boundary read: the interior SpMV behind it keeps running */
+            if (st == CLCG_OK)
+                st = clcg_cl_fail_if(clWaitForEvents(1, &s->pack_ev), "clWaitForEvents(pack)");
+            clReleaseEvent(s->pack_ev);
+            s->pack_ev = NULL;
             for (int64_t k = 0; k < s->npack && st == CLCG_OK; k++)
                 c->hp[s->pack_dst[k]] = s->hpack[k];
         }

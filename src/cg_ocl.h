@@ -48,6 +48,7 @@ typedef struct {
     cl_mem hpin_pack, hpin_ghost, hpin_red, hpin_glob;  /* pinned host staging */
     double *hpack, *hghost, *hred, *hglob;              /* their mapped pointers */
     int64_t npack, nint, nbnd;
+    cl_event pack_ev;                    /* the boundary read of this iteration */
     int64_t *pack_dst;       /* pack entry k -> rank-local row */
     int64_t *ghost_src;      /* device ghost k -> rank-local column */
     cl_kernel k[K_COUNT];
