@@ -8,7 +8,7 @@ mkdir -p "$out"
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CLCG_BIN:-$here/clcg-mpi}
 mpi="mpirun --allow-run-as-root --bind-to none"
-common="--rtol 1e-30 --max-iterations 100 --repeat 3 --precond none --profile"
+common="--rtol 1e-30 --max-iterations 100 --repeat 3 --precond none --profile --devices-per-rank 1"
 { date -u; uname -n; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m; } >"$out/machine.txt" 2>&1
 $mpi -n 2 "$here/bench/bench_comm" >"$out/comm.json" 2>&1
 cat "$out/comm.json"
@@ -16,15 +16,17 @@ cat "$out/comm.json"
 MPIEXEC="$mpi" "$here/scripts/scaling/run-series.sh" --strong --ranks "1 2" --size poisson3d:${CLCG_SCALING_N:-256} \
   --exchange "allgather needed neighbor" --precond none --out "$out/series" --bin "$bin" -- $common
 MPIEXEC="$mpi" "$here/scripts/scaling/run-series.sh" --weak --ranks "1 2" --size poisson3d:${CLCG_SCALING_N:-256},${CLCG_SCALING_N:-256},${CLCG_SCALING_N:-256} \
-  --exchange "allgather needed neighbor" --precond none --out "$out/series" --bin "$bin" -- $common
-# one rank driving both GPUs; variants on two ranks
-$mpi -n 1 "$bin" --generate poisson3d:${CLCG_SCALING_N:-256} --devices-per-rank 2 $common --json "$out/series/extra-2dev.json" -q
-for v in single-reduction pipelined; do
-  $mpi -n 2 "$bin" --generate poisson3d:${CLCG_SCALING_N:-256} --exchange neighbor --variant $v $common --json "$out/series/extra-$v.json" -q
+  --exchange "needed neighbor" --precond none --out "$out/series" --bin "$bin" -- $common
+# one rank driving both GPUs; the variants on two ranks
+$mpi -n 1 "$bin" --generate poisson3d:${CLCG_SCALING_N:-256} $common --devices-per-rank 2 --json "$out/series/extra-2dev.json" -q
+for v in standard single-reduction pipelined; do
+  for ex in needed neighbor; do
+    $mpi -n 2 "$bin" --generate poisson3d:${CLCG_SCALING_N:-256} --exchange $ex --variant $v $common --json "$out/series/extra-$v-$ex.json" -q
+  done
 done
 python3 "$here/scripts/scaling/collect.py" "$out/series" -o "$out/runs.csv" --summary "$out/summary.csv"
 bash "$here/scripts/scaling/plot.sh" "$out/summary.csv" "$out/plots" >/dev/null 2>&1
 for f in "$out"/series/extra-*.json; do
   python3 -c "import json,sys; r=json.load(open('$f')); print('$(basename $f)', 'ms/it %.4f' % (1e3*r['times']['per_iteration']), 'exchange %.4f ms/it' % (1e3*r['times']['exchange']/max(1,r['iterations_run'])), 'allreduce %.4f ms/it' % (1e3*r['times']['allreduce']/max(1,r['iterations_run'])))"
 done
-column -s, -t "$out/summary.csv" | cut -c1-220
+cut -d, -f1-12 "$out/summary.csv"
