@@ -28,6 +28,7 @@ typedef struct {
     int jacobi;
     double *hp;             /* rank-local p with ghosts (host path) */
     double *scale;          /* D^-1/2 when Jacobi runs as a scaled system */
+    const char *variant;    /* standard, single-reduction or pipelined */
     double t_exchange, t_allreduce;
     int64_t launches, syncs;
 } cg_ctx;
@@ -991,7 +992,7 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
     if (s->fmt == FMT_CSR_ADAPTIVE)
         snprintf(info->format + strlen(info->format), sizeof info->format - strlen(info->format),
                  "(%lld/%lld/%lld rows)", (long long)s->bin_n[0], (long long)s->bin_n[1], (long long)s->bin_n[2]);
-    snprintf(info->variant, sizeof info->variant, "%s", c->o->variant);
+    snprintf(info->variant, sizeof info->variant, "%s", c->variant);
     info->ndevices = c->nd;
     info->iterations_run = run;
     info->t_exchange = c->t_exchange;
@@ -1078,7 +1079,10 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
     /* Jacobi on one device in the fused form: CG on D^-1/2 A D^-1/2 instead, the same iterates
      * (x = D^-1/2 y) without gathering D^-1 in the SpMV; r'r is weighed back to the original
      * residual.  Several devices or ranks keep the explicit preconditioner. */
-    if (c.jacobi && c.size == 1 && c.nd == 1 && !strcmp(o->variant, "standard") && !getenv("CLCG_NO_SCALING")) {
+    /* auto: the fused standard form on one device, else one reduction point per iteration
+     * (measured fastest on 2 GPUs, bench/RESULTS.md) */
+    c.variant = strcmp(o->variant, "auto") ? o->variant : c.size == 1 && c.nd == 1 ? "standard" : "single-reduction";
+    if (c.jacobi && c.size == 1 && c.nd == 1 && !strcmp(c.variant, "standard") && !getenv("CLCG_NO_SCALING")) {
         st = clcg_malloc(&c.scale, (size_t)p->A.nrows + 1, sizeof *c.scale, "Jacobi scaling");
         if (st == CLCG_OK)
             st = clcg_diag_inv_ref(&p->A, c.scale);
@@ -1155,9 +1159,9 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             double ts = MPI_Wtime();
             c.launches = c.syncs = 0;
             c.t_exchange = c.t_allreduce = 0.0;
-            if (!strcmp(o->variant, "single-reduction"))
+            if (!strcmp(c.variant, "single-reduction"))
                 st = solve_sr(&c, tol2, bnorm, res, &run);
-            else if (!strcmp(o->variant, "pipelined"))
+            else if (!strcmp(c.variant, "pipelined"))
                 st = solve_pipe(&c, tol2, bnorm, res, &run);
             else if (c.size == 1 && c.nd == 1)
                 st = solve_fused(&c, tol2, bnorm, res, &run);
