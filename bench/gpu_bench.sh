@@ -1,6 +1,7 @@
 #!/bin/bash
-# CG on 3D Poisson problems: clcg-mpi (untuned and autotuned, with and without Jacobi) and
-# CuPy's cg / cuSPARSE SpMV on the same matrix, in one go; a table last.
+# CG on 3D Poisson problems and a random matrix with power-law rows: clcg-mpi (untuned and
+# autotuned, with and without Jacobi), its SpMV in every storage form, and
+# CuPy's cg / cuSPARSE SpMV on the same matrices, in one device call; a table last.
 # usage: bench/gpu_bench.sh OUTDIR [SIZES]     (run in a built tree on the GPU machine)
 set -u
 out=${1:-bench-out}
@@ -23,4 +24,19 @@ for n in $sizes; do
     python3 "$here/cupy_cg.py" "$n" "$its" "$reps" >"$out/cupy-$n.jsonl" 2>"$out/cupy-$n.err"
   fi
 done
+# irregular rows: SpMV in every storage form and CG, against cuSPARSE and CuPy on the same matrix
+rnd=${CLCG_BENCH_RANDOM:-random:5000000,16}
+if [ -n "$rnd" ]; then
+  bdir=$(dirname "$bin")/bench
+  CLCG_DUMP_CSR="$out/rnd" "$bdir/bench_spmv" "$rnd" >"$out/spmv-random.txt" 2>&1
+  if python3 -c 'import cupy' 2>/dev/null; then
+    python3 "$here/cupy_file.py" "$out/rnd" "$its" "$reps" >"$out/cupy-random.jsonl" 2>"$out/cupy-random.err"
+  fi
+  rm -f "$out"/rnd.*.i32 "$out"/rnd.val.f64
+  for pc in none jacobi; do
+    $bin --generate "$rnd" --precond $pc --rtol 1e-30 --max-iterations $its --repeat $reps --profile \
+      --json "$out/clcg-random-$pc.json" >"$out/clcg-random-$pc.txt" 2>&1
+  done
+  "$bdir/bench_spmv" poisson3d:$(echo $sizes | awk '{print $NF}') >"$out/spmv-poisson.txt" 2>&1
+fi
 python3 "$here/summarize.py" "$out"

@@ -35,6 +35,14 @@ for (n, what), p in sorted(peers.items()):
     else:
         print("| cuSPARSE SpMV n=%d | %s | %.4f (SpMV only, %.0f GB/s) | | | |" % (n, p["device"], 1e3 * p["seconds"], p["gbps"]))
 print()
+for f in ("spmv-poisson.txt", "spmv-random.txt"):
+    path = os.path.join(out, f)
+    if os.path.exists(path):
+        print("".join(l for l in open(path) if l.startswith(("SpMV", "|", "automatic"))))
+for (n, what), p in sorted(peers.items()):
+    if what == "spmv":
+        print("cuSPARSE SpMV (CuPy A @ x), n=%d nnz=%d: %.1f us, %.0f GB/s" % (n, p["nnz"], 1e6 * p["seconds"], p["gbps"]))
+print()
 for name, r in runs.items():
     print("%s (format %s, tuning: %s)" % (name, r["options"]["format"], r["options"]["tuning"]))
     print("  | kernel | calls | us/call | GB/s |")
