@@ -177,7 +177,10 @@ clcg_status clcg_dist_probe_binary(MPI_Comm comm, const char *path, int *is_bina
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
         char b[sizeof BIN_MAGIC - 1];
-        int fd = open(path, O_RDONLY);
+        struct stat sb;
+        int fd = -1;
+        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))   /* a pipe is read once, as text */
+            fd = open(path, O_RDONLY);
         if (fd >= 0) {
             yes = read(fd, b, sizeof b) == (ssize_t)sizeof b && !memcmp(b, BIN_MAGIC, sizeof b);
             close(fd);
@@ -477,6 +480,8 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
         st = clcg_malloc(gcol, (size_t)A->nnz + 1, sizeof **gcol, "global column indices");
     if (st == CLCG_OK)
         st = clcg_malloc(&A->val, (size_t)A->nnz + 1, sizeof *A->val, "matrix values");
+    if (st == CLCG_OK)      /* filled by clcg_halo_setup */
+        st = clcg_malloc(&A->colind, (size_t)A->nnz + 1, sizeof *A->colind, "column indices");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     info->held = A->nnz;
     CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_COLIND, base, base + A->nnz, ci), out);

@@ -4,7 +4,8 @@
  * Both readers return what clcg_halo_setup needs: row_begin[size+1] (the partition,
  * balanced by nonzeros), and in A the rows [A->row0, A->row0 + A->nrows) as CSR with
  * A->rowptr, A->val and A->nnz set, their global column indices in *gcol (ascending
- * within a row, duplicates summed); A->colind and A->ghost stay NULL.  Collective over
+ * within a row, duplicates summed); A->colind is allocated (nnz) for clcg_halo_setup to
+ * fill, A->ghost stays NULL.  Collective over
  * comm; on failure every rank returns the same status and message (clcg_agree), and
  * A and *gcol are left empty. */
 #ifndef CLCG_DIST_H
@@ -46,7 +47,7 @@ clcg_status clcg_dist_probe_binary(MPI_Comm comm, const char *path, int *is_bina
 clcg_status clcg_partition_by_nnz_dist(MPI_Comm comm, int64_t n, int64_t row0, int64_t nrows,
                                        const int64_t *row_nnz, int64_t *row_begin);
 
-/* Rows [b*r, ...) of an even split of n rows over size ranks: the first row of rank r. */
+/* The first row of rank r in an even split of n rows over size ranks. */
 int64_t clcg_block_begin(int64_t n, int size, int r);
 
 /* The checks a CG matrix needs on rows [row0, row0+nrows) with sorted global columns:

@@ -94,6 +94,17 @@ int main(int argc, char **argv)
         return code;
     }
 
+    if (o.write_binary) {
+        int64_t bn = 0, bnnz = 0;
+        st = clcg_problem_write_binary(comm, &o, &bn, &bnnz);
+        if (st == CLCG_OK && rank == 0 && !o.quiet)
+            printf("wrote %s: n = %lld, nnz = %lld (binary, both triangles)\n", o.write_binary,
+                   (long long)bn, (long long)bnnz);
+        code = st != CLCG_OK ? fail(comm, st) : 0;
+        MPI_Finalize();
+        return code;
+    }
+
     st = clcg_problem_load(comm, &o, &p);
     if (st != CLCG_OK) {
         code = fail(comm, st);
@@ -103,8 +114,9 @@ int main(int argc, char **argv)
     }
     if (o.load_only) {
         if (rank == 0 && !o.quiet)
-            printf("%s: n = %lld, nnz = %lld, %d ranks: read %.3f s, setup %.3f s\n", p.name,
-                   (long long)p.A.n, (long long)p.nnz, size, p.t_read, p.t_setup);
+            printf("%s: n = %lld, nnz = %lld, %d ranks: read %.3f s, partition %.3f s, setup %.3f s, "
+                   "at most %lld entries held on a rank\n", p.name, (long long)p.A.n,
+                   (long long)p.nnz, size, p.t_read, p.t_partition, p.t_setup, (long long)p.max_held);
         clcg_problem_free(&p);
         MPI_Finalize();
         return 0;

@@ -91,13 +91,35 @@ int64_t clcg_block_begin(int64_t n, int size, int r)
     return q * r + (r < rem ? r : rem);
 }
 
-/* The rank holding row i in the even block distribution. */
-static int block_owner(int64_t n, int size, int64_t i)
+/* The even block distribution of n rows over size ranks, for finding the owner of every
+ * entry without a division (they are slow): a floating-point guess, corrected exactly. */
+typedef struct {
+    int64_t n, q, rem;
+    int size;
+    double scale;
+} blocks;
+
+static blocks blocks_make(int64_t n, int size)
 {
-    int64_t q = n / size, rem = n % size;
-    if (i < (q + 1) * rem)
-        return (int)(i / (q + 1));
-    return (int)(rem + (i - (q + 1) * rem) / q);
+    blocks b = {n, n / size, n % size, size, n > 0 ? (double)size / (double)n : 0.0};
+    return b;
+}
+
+static inline int64_t blocks_begin(const blocks *b, int r)
+{
+    return b->q * r + (r < b->rem ? r : b->rem);
+}
+
+static inline int block_owner(const blocks *b, int64_t i)
+{
+    int r = (int)((double)i * b->scale);
+    if (r >= b->size)
+        r = b->size - 1;
+    while (r > 0 && blocks_begin(b, r) > i)
+        r--;
+    while (r + 1 < b->size && blocks_begin(b, r + 1) <= i)
+        r++;
+    return r;
 }
 
 /* The rank owning row g under row_begin (the last r with row_begin[r] <= g). */
@@ -484,16 +506,18 @@ static clcg_status to_blocks(MPI_Comm comm, MPI_Datatype rt, int64_t n, clcg_coo
     int64_t *cnt = NULL, *pos = NULL, total = 0;
     rec *sbuf = NULL;
     clcg_status st;
+    blocks bl;
 
     MPI_Comm_size(comm, &nranks);
+    bl = blocks_make(n, nranks);
     st = clcg_calloc(&cnt, (size_t)nranks * 2, sizeof *cnt, "exchange counts");
     if (st == CLCG_OK) {
         pos = cnt + nranks;
         for (int64_t k = 0; k < coo->len; k++) {
             int64_t i = coo->row[k], j = coo->col[k];
-            cnt[block_owner(n, nranks, i)]++;
+            cnt[block_owner(&bl, i)]++;
             if (i != j && (symmetric || mirrors))
-                cnt[block_owner(n, nranks, j)]++;
+                cnt[block_owner(&bl, j)]++;
         }
         for (int r = 0; r < nranks; r++) {
             pos[r] = total;
@@ -507,12 +531,12 @@ static clcg_status to_blocks(MPI_Comm comm, MPI_Datatype rt, int64_t n, clcg_coo
         for (int64_t k = 0; k < coo->len; k++) {
             int64_t i = coo->row[k], j = coo->col[k];
             double v = coo->val[k];
-            rec *r = &sbuf[pos[block_owner(n, nranks, i)]++];
+            rec *r = &sbuf[pos[block_owner(&bl, i)]++];
             r->i = i;
             r->j = j;
             r->v = v;
             if (i != j && (symmetric || mirrors)) {
-                r = &sbuf[pos[block_owner(n, nranks, j)]++];
+                r = &sbuf[pos[block_owner(&bl, j)]++];
                 r->i = j;
                 r->j = symmetric ? i : -1 - i;
                 r->v = v;
@@ -703,18 +727,17 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
                              clcg_csr *A, clcg_gidx **gcol, int64_t *held)
 {
     int rank, nranks;
-    int64_t *cnt = NULL, *pos = NULL, total, m = 0;
+    int64_t *cnt = NULL, total, m = 0;
     rec *sbuf = NULL, *rbuf = NULL;
     clcg_status st;
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
     total = b->ptr[b->nrows];
-    st = clcg_calloc(&cnt, (size_t)nranks * 2, sizeof *cnt, "exchange counts");
+    st = clcg_calloc(&cnt, (size_t)nranks, sizeof *cnt, "exchange counts");
     if (st == CLCG_OK)
         st = clcg_malloc(&sbuf, (size_t)total + 1, sizeof *sbuf, "matrix entries to send");
     if (st == CLCG_OK) {
-        pos = cnt + nranks;
         for (int64_t li = 0; li < b->nrows; li++) {
             int64_t i = b->row0 + li;
             int o = final_owner(row_begin, nranks, i);
@@ -741,6 +764,8 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
         st = clcg_malloc(&A->val, (size_t)m + 1, sizeof *A->val, "matrix values");
     if (st == CLCG_OK)
         st = clcg_malloc(gcol, (size_t)m + 1, sizeof **gcol, "global column indices");
+    if (st == CLCG_OK)      /* filled by clcg_halo_setup */
+        st = clcg_malloc(&A->colind, (size_t)m + 1, sizeof *A->colind, "column indices");
     for (int64_t k = 0; st == CLCG_OK && k < m; k++) {
         int64_t li = rbuf[k].i - A->row0;
         if (li < 0 || li >= A->nrows || (k > 0 && (rbuf[k].i < rbuf[k - 1].i ||
@@ -766,7 +791,7 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
                               int64_t *row_begin, clcg_csr *A, clcg_gidx **gcol,
                               clcg_dist_info *info)
 {
-    int rank, nranks, symmetric, mirrors;
+    int rank, nranks, symmetric, mirrors, whole = 0;
     clcg_status st = CLCG_OK;
     clcg_mm_header h;
     clcg_coo coo = {0};
@@ -783,27 +808,31 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     *gcol = NULL;
     memset(&h, 0, sizeof h);
 
-    /* header: rank 0 reads and checks it, everyone gets it */
+    /* header: rank 0 reads and checks it, everyone gets it.  What is not a regular file
+       (a pipe) can be read only once: rank 0 reads all of it now. */
     if (rank == 0) {
-        st = clcg_mm_read_header(path, &h);
-        if (st == CLCG_OK && !h.gz) {
-            struct stat sb;
-            if (stat(path, &sb) != 0)
-                st = clcg_error(CLCG_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
-            else
-                fsize = S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : -1;
+        struct stat sb;
+        if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            st = clcg_mm_read_matrix(path, &h, &coo);
+            whole = 1;
+        } else {
+            st = clcg_mm_read_header(path, &h);
+            fsize = (int64_t)sb.st_size;
         }
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm), "MPI_Bcast of the header"), out);
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&fsize, 1, MPI_INT64_T, 0, comm), "MPI_Bcast of the file size"), out);
+    CLCG_CHECK(st, mpi_ok(MPI_Bcast(&whole, 1, MPI_INT, 0, comm), "MPI_Bcast"), out);
     symmetric = clcg_mm_is_symmetric(&h);
     mirrors = check_symmetry && !symmetric;
     A->n = h.nrows;
 
     /* read: my share of the triplets */
-    if (clcg_mm_is_array(&h) || (!h.gz && fsize < 0)) {
-        /* dense arrays (small), and streams that cannot be read by ranges: rank 0 reads */
+    if (whole) {
+        /* read by rank 0 above */
+    } else if (clcg_mm_is_array(&h)) {
+        /* dense arrays (small): rank 0 reads, counting the column-major positions */
         clcg_mm_header h2;
         if (rank == 0)
             st = clcg_mm_read_matrix(path, &h2, &coo);
@@ -813,7 +842,8 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
             st = read_gz(comm, path, &h, &coo, &count, &last_line);
         else
             st = read_plain(comm, path, &h, fsize, &coo, &count, &last_line);
-        CLCG_CHECK(st, st, out);
+        if (st != CLCG_OK)
+        goto out;
         if (rank == 0 && count < h.nentries)
             st = clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": truncated: %" PRId64 " entries of %"
                             PRId64 " declared", path, last_line, count, h.nentries);

@@ -19,6 +19,8 @@ static const char usage_text[] =
     "                             poisson2d:N | poisson2d:NX,NY | poisson3d:N |\n"
     "                             poisson3d:NX,NY,NZ | poisson3d27:N (27-point)\n"
     "      --write-matrix FILE    write the matrix as Matrix Market and stop\n"
+    "      --write-binary FILE    write the matrix in clcg's binary format (read back\n"
+    "                             in parallel when given as MATRIX) and stop\n"
     "      --rhs FILE             right-hand side (Matrix Market array or vector)\n"
     "      --no-symmetry-check    accept a 'general' file whose values are not symmetric\n"
     "Solver:\n"
@@ -26,6 +28,8 @@ static const char usage_text[] =
     "      --max-iterations N     iteration limit (default 10000)\n"
     "      --precond none|jacobi  preconditioner (default jacobi)\n"
     "      --reference            solve with the host reference code (no OpenCL)\n"
+    "      --variant auto|standard|single-reduction|pipelined  CG variant (default auto:\n"
+    "                             fused standard on one device, else single-reduction)\n"
     "Devices:\n"
     "      --list-devices         list OpenCL platforms and devices, then stop\n"
     "      --device-type gpu|cpu|all  (default: GPUs if there are any, else CPUs)\n"
@@ -40,7 +44,7 @@ static const char usage_text[] =
     "  -q, --quiet                print nothing but errors\n"
     "      --exchange allgather|needed|neighbor  ghost exchange between ranks (default needed)\n"
     "      --devices-per-rank N   devices each rank drives (default: all it gets)\n"
-    "      --format auto|csr-scalar|csr-vector|sell  device storage (default auto)\n"
+    "      --format auto|csr-scalar|csr-vector|sell|csr-adaptive  device storage\n"
     "      --tune, --no-tune, --tune-cache FILE  work-group shape search and cache\n"
     "      --load-only            read, partition and set up, then stop\n"
     "      --repeat N             solve N times after a warm-up; report the median time\n"
@@ -54,7 +58,8 @@ enum {
     OPT_RTOL = 256, OPT_MAXIT, OPT_PRECOND, OPT_RHS, OPT_MONITOR, OPT_VERSION, OPT_GENERATE,
     OPT_WRITE_MATRIX, OPT_NO_SYMCHECK, OPT_REFERENCE, OPT_LIST_DEVICES, OPT_DEVICE_TYPE,
     OPT_PLATFORM, OPT_DEVICE, OPT_DEVICES_PER_RANK, OPT_JSON, OPT_PROFILE, OPT_EXCHANGE,
-    OPT_FORMAT, OPT_VARIANT, OPT_TUNE, OPT_TUNE_CACHE, OPT_NO_TUNE, OPT_LOAD_ONLY, OPT_REPEAT
+    OPT_FORMAT, OPT_VARIANT, OPT_TUNE, OPT_TUNE_CACHE, OPT_NO_TUNE, OPT_LOAD_ONLY, OPT_REPEAT,
+    OPT_WRITE_BINARY
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +74,7 @@ static const struct option long_opts[] = {
     {"version", no_argument, 0, OPT_VERSION},
     {"generate", required_argument, 0, OPT_GENERATE},
     {"write-matrix", required_argument, 0, OPT_WRITE_MATRIX},
+    {"write-binary", required_argument, 0, OPT_WRITE_BINARY},
     {"no-symmetry-check", no_argument, 0, OPT_NO_SYMCHECK},
     {"reference", no_argument, 0, OPT_REFERENCE},
     {"list-devices", no_argument, 0, OPT_LIST_DEVICES},
@@ -119,8 +125,8 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     static const char *const precond_names[] = {"none", "jacobi", 0};
     static const char *const exchange_names[] = {"allgather", "needed", "neighbor", 0};
     static const char *const devtype_names[] = {"gpu", "cpu", "all", 0};
-    static const char *const format_names[] = {"auto", "csr-scalar", "csr-vector", "sell", 0};
-    static const char *const variant_names[] = {"standard", "single-reduction", "pipelined", 0};
+    static const char *const format_names[] = {"auto", "csr-scalar", "csr-vector", "sell", "csr-adaptive", 0};
+    static const char *const variant_names[] = {"auto", "standard", "single-reduction", "pipelined", 0};
     int c, choice;
     int64_t v;
 
@@ -132,7 +138,7 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     o->exchange = CLCG_EXCHANGE_NEEDED;
     o->device = -1;
     o->format = "auto";
-    o->variant = "standard";
+    o->variant = "auto";
     o->repeat = 1;
     o->device_type = getenv("CLCG_DEVICE_TYPE");
     if (o->device_type && !*o->device_type)
@@ -173,6 +179,7 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
             return CLCG_OK;
         case OPT_GENERATE: o->generate = optarg; break;
         case OPT_WRITE_MATRIX: o->write_matrix = optarg; break;
+        case OPT_WRITE_BINARY: o->write_binary = optarg; break;
         case OPT_NO_SYMCHECK: o->symmetry_check = 0; break;
         case OPT_REFERENCE: o->backend = CLCG_BACKEND_REFERENCE; break;
         case OPT_LIST_DEVICES: o->list_devices = 1; break;

@@ -10,6 +10,7 @@ typedef struct {
     const char *matrix;        /* positional MATRIX.mtx[.gz] */
     const char *generate;      /* --generate KIND:SIZE */
     const char *write_matrix;  /* --write-matrix FILE: write the matrix and stop */
+    const char *write_binary;  /* --write-binary FILE: write the matrix in binary and stop */
     const char *rhs;           /* --rhs FILE */
     const char *output;        /* -o FILE */
     const char *json;          /* --json FILE */

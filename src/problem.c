@@ -1,9 +1,11 @@
-/* Load the system: generate my rows, or read a Matrix Market file; partition rows by
- * nonzeros, build the halo plan, and set b (file, or A*1) and x = 0. */
+/* Load the system: generate my rows, or read my share of a Matrix Market or binary file
+ * (mm_read_dist.c, binary_io.c); partition rows by nonzeros, build the halo plan, and set
+ * b (file, or A*1) and x = 0. */
 #include "problem.h"
+#include "dist.h"
 #include "mm.h"
-#include "csr.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,38 +29,46 @@ void clcg_partition_by_nnz(int64_t n, int size, int64_t (*row_nnz)(int64_t, cons
         row_begin[r++] = n;
 }
 
+clcg_status clcg_partition_by_nnz_dist(MPI_Comm comm, int64_t n, int64_t row0, int64_t nrows,
+                                       const int64_t *row_nnz, int64_t *row_begin)
+{
+    int size, rank;
+    int64_t local = 0, before = 0, total = 0, acc;
+    int r = 1;
+
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    for (int64_t i = 0; i < nrows; i++)
+        local += row_nnz[i];
+    if (MPI_Exscan(&local, &before, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&local, &total, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Exscan of the row counts failed");
+    if (rank == 0)
+        before = 0;
+    for (int k = 0; k <= size; k++)
+        row_begin[k] = -1;
+    /* as clcg_partition_by_nnz: boundary r after the first row i whose running sum
+       reaches total*r/size; those reached before my rows are set by an earlier rank */
+    acc = before;
+    while (row0 > 0 && r < size && (double)acc >= (double)total * r / size)
+        r++;
+    for (int64_t i = 0; i < nrows && r < size; i++) {
+        acc += row_nnz[i];
+        while (r < size && (double)acc >= (double)total * r / size)
+            row_begin[r++] = row0 + i + 1;
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, row_begin, size + 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the partition failed");
+    row_begin[0] = 0;
+    for (int k = 1; k <= size; k++)
+        if (row_begin[k] < 0)
+            row_begin[k] = n;
+    return CLCG_OK;
+}
+
 static int64_t gen_nnz(int64_t i, const void *ctx)
 {
     return clcg_gen_row_nnz((const clcg_gen *)ctx, i);
-}
-
-static int64_t csr_nnz(int64_t i, const void *ctx)
-{
-    const clcg_csr *a = ctx;
-    return a->rowptr[i + 1] - a->rowptr[i];
-}
-
-/* Rows [row0,row1) of A as this rank's block, with global columns in *gcol. */
-static clcg_status take_rows(const clcg_csr *full, int64_t row0, int64_t row1, clcg_csr *A,
-                             clcg_gidx **gcol)
-{
-    int64_t nnz = full->rowptr[row1] - full->rowptr[row0];
-    memset(A, 0, sizeof *A);
-    A->n = full->n;
-    A->row0 = row0;
-    A->nrows = row1 - row0;
-    A->nnz = nnz;
-    CLCG_CALL(clcg_malloc(&A->rowptr, (size_t)A->nrows + 1, sizeof *A->rowptr, "row pointers"));
-    CLCG_CALL(clcg_malloc(&A->colind, (size_t)nnz, sizeof *A->colind, "column indices"));
-    CLCG_CALL(clcg_malloc(&A->val, (size_t)nnz, sizeof *A->val, "matrix values"));
-    CLCG_CALL(clcg_malloc(gcol, (size_t)nnz, sizeof **gcol, "global column indices"));
-    for (int64_t i = 0; i <= A->nrows; i++)
-        A->rowptr[i] = full->rowptr[row0 + i] - full->rowptr[row0];
-    for (int64_t k = 0; k < nnz; k++) {
-        (*gcol)[k] = full->colind[full->rowptr[row0] + k];
-        A->val[k] = full->val[full->rowptr[row0] + k];
-    }
-    return CLCG_OK;
 }
 
 /* My rows of a generated problem, built here only (entries come out sorted). */
@@ -92,23 +102,69 @@ out:
     return st;
 }
 
-/* Whole file read by every rank, rows kept by partition (to be replaced by byte-range reading). */
-static clcg_status load_file(const clcg_options *o, int rank, int size, clcg_problem *p,
+/* My rows with global columns and the partition: generated here, or read in parallel
+ * from a binary or Matrix Market file (each rank its share).  Not agreed. */
+static clcg_status load_rows(MPI_Comm comm, const clcg_options *o, clcg_problem *p,
                              int64_t *row_begin, clcg_gidx **gcol)
 {
-    clcg_mm_header h;
-    clcg_coo t = {0};
-    clcg_csr full = {0};
-    clcg_status st = CLCG_OK;
+    int rank, size, binary = 0;
+    clcg_dist_info info;
+    clcg_status st;
+    double t0 = MPI_Wtime();
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (o->generate) {
+        st = load_generated(o, rank, size, p, row_begin, gcol);
+        p->t_read = MPI_Wtime() - t0;
+        p->max_held = p->A.nnz;
+        return st;
+    }
     snprintf(p->name, sizeof p->name, "%s", o->matrix);
-    CLCG_CHECK(st, clcg_mm_read_matrix(o->matrix, &h, &t), out);
-    CLCG_CHECK(st, clcg_csr_from_coo(o->matrix, &t, o->symmetry_check, &full), out);
-    clcg_coo_free(&t);
-    clcg_partition_by_nnz(full.n, size, csr_nnz, &full, row_begin);
-    CLCG_CHECK(st, take_rows(&full, row_begin[rank], row_begin[rank + 1], &p->A, gcol), out);
+    CLCG_CALL(clcg_dist_probe_binary(comm, o->matrix, &binary));
+    if (binary)
+        st = clcg_dist_read_binary(comm, o->matrix, row_begin, &p->A, gcol, &info);
+    else
+        st = clcg_dist_read_mm(comm, o->matrix, o->symmetry_check, row_begin, &p->A, gcol, &info);
+    p->t_read = info.t_read;
+    p->t_partition = info.t_exchange;
+    p->max_held = info.held;
+    return st;
+}
+
+/* b from --rhs: rank 0 reads the vector and scatters each rank its rows. */
+static clcg_status read_rhs(MPI_Comm comm, const char *path, clcg_problem *p)
+{
+    int rank, size;
+    int *counts = NULL, *displs = NULL;
+    double *bfull = NULL;
+    clcg_status st = CLCG_OK;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank == 0) {
+        st = clcg_mm_read_vector(path, p->A.n, &bfull);
+        if (st == CLCG_OK && p->A.n > INT_MAX)
+            st = clcg_error(CLCG_ERR_INPUT, "%s: %lld rows: too many to scatter with int counts",
+                            path, (long long)p->A.n);
+        if (st == CLCG_OK)
+            st = clcg_malloc(&counts, (size_t)size, sizeof *counts, "scatter counts");
+        if (st == CLCG_OK)
+            st = clcg_malloc(&displs, (size_t)size, sizeof *displs, "scatter displacements");
+        for (int r = 0; st == CLCG_OK && r < size; r++) {
+            counts[r] = (int)(p->halo.row_begin[r + 1] - p->halo.row_begin[r]);
+            displs[r] = (int)p->halo.row_begin[r];
+        }
+    }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    if (MPI_Scatterv(bfull, counts, displs, MPI_DOUBLE, p->b, (int)p->A.nrows, MPI_DOUBLE, 0,
+                     comm) != MPI_SUCCESS)
+        st = clcg_error(CLCG_ERR_MPI, "MPI_Scatterv of the right-hand side failed");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 out:
-    clcg_coo_free(&t);
-    clcg_csr_free(&full);
+    free(bfull);
+    free(counts);
+    free(displs);
     return st;
 }
 
@@ -117,22 +173,18 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
     int rank, size;
     int64_t *row_begin = NULL;
     clcg_gidx *gcol = NULL;
-    double *ones = NULL, *bfull = NULL;
+    double *ones = NULL;
     clcg_status st = CLCG_OK;
-    double t0 = MPI_Wtime();
+    double t0;
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     memset(p, 0, sizeof *p);
     CLCG_CHECK(st, clcg_malloc(&row_begin, (size_t)size + 1, sizeof *row_begin, "partition"), out);
-    if (o->generate)
-        st = load_generated(o, rank, size, p, row_begin, &gcol);
-    else
-        st = load_file(o, rank, size, p, row_begin, &gcol);
+    st = load_rows(comm, o, p, row_begin, &gcol);
     if (st == CLCG_OK)
         st = clcg_fault_point(rank, "load");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    p->t_read = MPI_Wtime() - t0;
 
     t0 = MPI_Wtime();
     st = clcg_halo_setup(comm, o->exchange, row_begin, gcol, &p->A, &p->halo);
@@ -143,14 +195,15 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
     MPI_Allreduce(MPI_IN_PLACE, &p->nnz, 1, MPI_INT64_T, MPI_SUM, comm);
 
     /* b: from --rhs, else A*1 (the exact solution is then known) */
-    CLCG_CHECK(st, clcg_malloc(&p->b, (size_t)p->A.nrows + 1, sizeof *p->b, "right-hand side"), out);
-    CLCG_CHECK(st, clcg_calloc(&p->x, (size_t)p->A.ncols + 1, sizeof *p->x, "solution"), out);
+    st = clcg_malloc(&p->b, (size_t)p->A.nrows + 1, sizeof *p->b, "right-hand side");
+    if (st == CLCG_OK)
+        st = clcg_calloc(&p->x, (size_t)p->A.ncols + 1, sizeof *p->x, "solution");
+    if (st == CLCG_OK && !o->rhs)
+        st = clcg_malloc(&ones, (size_t)p->A.ncols + 1, sizeof *ones, "vector of ones");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     if (o->rhs) {
-        st = clcg_mm_read_vector(o->rhs, p->A.n, &bfull);
-        CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-        memcpy(p->b, bfull + p->A.row0, (size_t)p->A.nrows * sizeof *p->b);
+        CLCG_CHECK(st, read_rhs(comm, o->rhs, p), out);
     } else {
-        CLCG_CHECK(st, clcg_malloc(&ones, (size_t)p->A.ncols + 1, sizeof *ones, "vector of ones"), out);
         for (int64_t i = 0; i < p->A.ncols; i++)
             ones[i] = 1.0;
         clcg_spmv_ref(&p->A, ones, p->b);
@@ -158,12 +211,39 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
     }
     p->t_setup = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &p->t_read, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &p->t_partition, 1, MPI_DOUBLE, MPI_MAX, comm);
     MPI_Allreduce(MPI_IN_PLACE, &p->t_setup, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &p->max_held, 1, MPI_INT64_T, MPI_MAX, comm);
 out:
     free(row_begin);
     free(gcol);
     free(ones);
-    free(bfull);
+    return st;
+}
+
+clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, int64_t *n,
+                                      int64_t *nnz)
+{
+    int size;
+    int64_t *row_begin = NULL;
+    clcg_gidx *gcol = NULL;
+    clcg_problem p;
+    clcg_status st = CLCG_OK;
+
+    MPI_Comm_size(comm, &size);
+    memset(&p, 0, sizeof p);
+    st = clcg_malloc(&row_begin, (size_t)size + 1, sizeof *row_begin, "partition");
+    if (st == CLCG_OK)
+        st = load_rows(comm, o, &p, row_begin, &gcol);
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, clcg_dist_write_binary(comm, o->write_binary, row_begin, &p.A, gcol), out);
+    *n = p.A.n;
+    *nnz = p.A.nnz;
+    MPI_Allreduce(MPI_IN_PLACE, nnz, 1, MPI_INT64_T, MPI_SUM, comm);
+out:
+    free(row_begin);
+    free(gcol);
+    clcg_problem_free(&p);
     return st;
 }
 

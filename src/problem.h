@@ -12,11 +12,19 @@ typedef struct {
     int known_solution;    /* b = A*1, so the exact solution is all ones */
     int64_t nnz;           /* global nonzeros */
     char name[512];
-    double t_read, t_setup;   /* seconds, max over ranks */
+    double t_read;         /* seconds reading and parsing, max over ranks */
+    double t_partition;    /* seconds moving entries to their owners, assembling, checking */
+    double t_setup;        /* seconds for the halo plan and b */
+    int64_t max_held;      /* most matrix entries one rank held at once while loading */
 } clcg_problem;
 
 clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem *p);
 void clcg_problem_free(clcg_problem *p);
+
+/* Load my rows as clcg_problem_load does, then write the whole matrix as one binary
+ * file (o->write_binary) in parallel.  *n, *nnz: its size.  Collective. */
+clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, int64_t *n,
+                                      int64_t *nnz);
 
 /* Split rows 0..n-1 into size contiguous blocks of about equal nonzeros; row_nnz(i, ctx). */
 void clcg_partition_by_nnz(int64_t n, int size, int64_t (*row_nnz)(int64_t, const void *),

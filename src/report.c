@@ -110,7 +110,7 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     printf("  ||b-Ax||/||b|| (true)   = %.3e\n", res->true_residual);
     if (info->have_error)
         printf("  error vs x = 1: max|x-1| = %.3e, ||x-1||/||1|| = %.3e\n", info->err_inf, info->err_rel);
-    printf("time: read %.3f s, setup %.3f s", p->t_read, p->t_setup);
+    printf("time: read %.3f s, partition %.3f s, setup %.3f s", p->t_read, p->t_partition, p->t_setup);
     if (info->t_device_setup > 0)
         printf(", device setup %.3f s", info->t_device_setup);
     printf(", solve %.3f s", res->solve_time);
@@ -197,10 +197,10 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
             json_num(f, info->err_rel);
             fprintf(f, "}");
         }
-        fprintf(f, ",\n  \"times\": {\"read\": %.6f, \"setup\": %.6f, \"device_setup\": %.6f, \"tune\": %.6f, "
+        fprintf(f, ",\n  \"times\": {\"read\": %.6f, \"partition\": %.6f, \"setup\": %.6f, \"device_setup\": %.6f, \"tune\": %.6f, "
                    "\"solve\": %.6f, \"solve_min\": %.6f, \"solve_max\": %.6f, \"per_iteration\": %.9f, "
                    "\"exchange\": %.6f, \"allreduce\": %.6f},\n",
-                p->t_read, p->t_setup, info->t_device_setup, info->t_tune, res->solve_time,
+                p->t_read, p->t_partition, p->t_setup, info->t_device_setup, info->t_tune, res->solve_time,
                 info->solve_min, info->solve_max, per_it, info->t_exchange, info->t_allreduce);
         fprintf(f, "  \"solve_repeats\": [");
         for (int i = 0; i < info->nrepeats; i++)

@@ -1,0 +1,177 @@
+#!/bin/sh
+# Distributed input: each rank reads its share of the matrix file.  The answer, the
+# messages and the exit status do not depend on the rank count; no rank holds much more
+# than nnz/P entries; binary files round-trip, and corrupt ones are refused.
+. "${srcdir:-.}/tests/tap.sh"
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+run() { np=$1; shift; timeout 300 $MPIEXEC -n "$np" "$CLCG_BIN" "$@"; }
+msg() { grep '^clcg-mpi: ' "$1" | sed 's/^clcg-mpi: rank [0-9]*: /clcg-mpi: /'; }
+
+# ---- inputs: generated, general (both triangles, shuffled), gzip'd copies ----
+"$CLCG_BIN" -q --generate poisson3d:12,11,10 --write-matrix "$t/p3d.mtx"
+"$CLCG_BIN" -q --generate poisson2d:41 --write-matrix "$t/p2d.mtx"
+awk 'NR == 1 { print "%%MatrixMarket matrix coordinate real general"; next }
+     /^%/ { next }
+     !size { size = 1; n = $1; next }
+     { e[++m] = $0; if ($1 != $2) e[++m] = $2 " " $1 " " $3 }
+     END { print n, n, m; srand(7); for (k = 1; k <= m; k++) print rand(), e[k] }' "$t/p2d.mtx" |
+  awk 'NR <= 2 { print; next } { print | "sort -n -k1,1 | cut -d\" \" -f2-" }' >"$t/gen.mtx"
+gzip -c "$t/p3d.mtx" >"$t/p3d.mtx.gz"
+gzip -c "$t/gen.mtx" >"$t/gen.mtx.gz"
+
+list="$t/p3d.mtx $t/p3d.mtx.gz $t/gen.mtx $t/gen.mtx.gz"
+if have_matrices; then
+  list="$list $(ls "$CLCG_MATRICES"/spd/*.mtx)"
+else
+  skip "shared SPD matrices" "CLCG_MATRICES not found"
+fi
+
+# ---- same answer on 1..4 ranks ----
+for m in $list; do
+  name=$(basename "$m")
+  run 1 "$m" --reference --json "$t/one.json" -q; base=$(json_num "$t/one.json" iterations)
+  # +-1 for our well-conditioned matrices; ill-conditioned ones (bcsstk08: 130..134 on 1..4
+  # ranks, as before distributed reading) move a few per cent with the reduction order
+  tol=$(awk -v b="$base" -v f="$(case $m in "$t"/*) echo 0;; *) echo 0.03;; esac)" \
+        'BEGIN { t = int(f * b + 0.5); print (t > 1 ? t : 1) }')
+  for np in 2 3 4; do
+    rm -f "$t/x.mtx"
+    run $np "$m" --reference --json "$t/r.json" -o "$t/x.mtx" -q; rc=$?
+    it=$(json_num "$t/r.json" iterations)
+    r=$(residual "$m" "$t/x.mtx")
+    [ $rc -eq 0 ] && absdiff_le "$it" "$base" "$tol" && le "$r" 1e-7
+    ok $? "$name, $np ranks: $it iterations (1 rank: $base, +-$tol), true residual $r"
+  done
+done
+run 1 "$t/gen.mtx" --reference --json "$t/one.json" -q; gbase=$(json_num "$t/one.json" iterations)
+# gzip in many small rounds (line breaks at chunk edges), and on the OpenCL device
+CLCG_READ_CHUNK=1000 run 3 "$t/gen.mtx.gz" --reference --json "$t/r.json" -o "$t/x.mtx" -q; rc=$?
+it=$(json_num "$t/r.json" iterations); r=$(residual "$t/gen.mtx" "$t/x.mtx")
+[ $rc -eq 0 ] && absdiff_le "$it" "$gbase" 1 && le "$r" 1e-7
+ok $? "gen.mtx.gz in 1000-byte rounds on 3 ranks: $it iterations (1 rank: $gbase), residual $r"
+for np in 1 3; do
+  run $np "$t/p3d.mtx.gz" --json "$t/r.json" -o "$t/x.mtx" -q; rc=$?
+  it=$(json_num "$t/r.json" iterations); r=$(residual "$t/p3d.mtx" "$t/x.mtx")
+  [ $rc -eq 0 ] && le "$r" 1e-7
+  ok $? "p3d.mtx.gz on the device, $np rank(s): exit $rc, $it iterations, residual $r"
+done
+# --rhs scattered from rank 0
+{ echo '%%MatrixMarket matrix array real general'; echo '1320 1'
+  awk 'BEGIN { for (i = 1; i <= 1320; i++) print 1 + (i % 7) / 3 }'; } >"$t/b.mtx"
+run 1 "$t/p3d.mtx" --rhs "$t/b.mtx" --reference --json "$t/one.json" -q; base=$(json_num "$t/one.json" iterations)
+run 3 "$t/p3d.mtx" --rhs "$t/b.mtx" --reference --json "$t/r.json" -o "$t/x.mtx" -q; rc=$?
+it=$(json_num "$t/r.json" iterations); r=$(residual "$t/p3d.mtx" "$t/x.mtx" "$t/b.mtx")
+[ $rc -eq 0 ] && absdiff_le "$it" "$base" 1 && le "$r" 1e-7
+ok $? "--rhs on 3 ranks: $it iterations (1 rank: $base), residual $r"
+
+# ---- memory: the most entries one rank holds is about nnz/P ----
+for f in p3d gen; do
+  for np in 1 4; do
+    run $np "$t/$f.mtx" --reference --load-only >"$t/out" 2>&1; rc=$?
+    nnz=$(sed -n 's/.*nnz = \([0-9]*\).*/\1/p' "$t/out"); held=$(sed -n 's/.*at most \([0-9]*\) entries.*/\1/p' "$t/out")
+    # general files with the symmetry check also carry a mirror of each entry
+    f_lim=$([ $f = gen ] && echo 2.2 || echo 1.2)
+    lim=$(awk -v z="$nnz" -v p=$np -v f="$f_lim" 'BEGIN { print int(f * z / p + 64) }')
+    [ $rc -eq 0 ] && [ -n "$held" ] && le "$held" "$lim"
+    ok $? "$f.mtx --load-only on $np rank(s): at most $held entries held on a rank, nnz = $nnz (limit $lim)"
+  done
+done
+
+# ---- bad files: the same exit status and message on 1 and 3 ranks, one message line ----
+hdr_lines=2
+count=$(sed -n '2p' "$t/p3d.mtx" | awk '{ print $3 }')
+last=$((count + hdr_lines))
+awk -v L=$((last - 2)) 'NR == L { $3 = "oops" } { print }' "$t/p3d.mtx" >"$t/late-value.mtx"
+awk -v L=$((last / 3)) -v M=$((2 * last / 3)) 'NR == L { $3 = "nan" } NR == M { $3 = "x" } { print }' "$t/p3d.mtx" >"$t/two-bad.mtx"
+awk -v c=$((count - 5)) 'NR == 2 { $3 = c } { print }' "$t/p3d.mtx" >"$t/extra.mtx"
+awk -v c=$((count + 5)) 'NR == 2 { $3 = c } { print }' "$t/p3d.mtx" >"$t/short.mtx"
+awk -v c=$((count - 5)) -v L=$((last - 1)) 'NR == 2 { $3 = c } NR == L { $3 = "bad" } { print }' "$t/p3d.mtx" >"$t/extra-then-bad.mtx"
+awk -v n=$((count * 2 / 3)) 'NR > 2 && !done && $1 != $2 && ++k == n { $3 = -7.5; done = 1 } { print }' "$t/gen.mtx" >"$t/unsym.mtx"
+awk 'NR > 2 && $1 == 1000 && $2 == 1000 { $3 = 0 } { print }' "$t/p3d.mtx" >"$t/zero-diag.mtx"
+awk 'NR == 2 { $3 = $3 - 1 } NR > 2 && $1 == 1100 && $2 == 1100 { next } { print }' "$t/p3d.mtx" >"$t/no-diag.mtx"
+check_same() {  # check_same FILE EXPECT-CODE EXPECT-PATTERN
+  f=$1; name=$(basename "$f")
+  rm -f "$t/x.mtx"
+  run 1 "$f" --reference -o "$t/x.mtx" >"$t/out1" 2>"$t/err1"; rc1=$?
+  start=$(date +%s)
+  run 3 "$f" --reference -o "$t/x.mtx" >"$t/out3" 2>"$t/err3"; rc3=$?
+  took=$(( $(date +%s) - start ))
+  m1=$(msg "$t/err1"); m3=$(msg "$t/err3")
+  [ $rc1 -eq "$2" ] && [ $rc3 -eq "$2" ] && [ "$m1" = "$m3" ] && [ "$(grep -c '^clcg-mpi: ' "$t/err3")" -eq 1 ] &&
+    [ $took -lt 60 ] && [ ! -e "$t/x.mtx" ] && echo "$m1" | grep -q -- "$3"
+  ok $? "$name: exit $rc1 / $rc3 on 1 / 3 ranks, same message: $m3"
+}
+check_same "$t/late-value.mtx" 3 "late-value.mtx:$((last - 2)): value 'oops' is not a number"
+check_same "$t/two-bad.mtx" 3 "two-bad.mtx:$((last / 3)): value 'nan' is NaN"
+check_same "$t/extra.mtx" 3 "extra.mtx:$((last - 4)): more entries than the $((count - 5)) declared"
+check_same "$t/short.mtx" 3 "short.mtx:$last: truncated: $count entries of $((count + 5)) declared"
+check_same "$t/extra-then-bad.mtx" 3 "more entries than the"
+check_same "$t/unsym.mtx" 3 "matrix is not symmetric"
+check_same "$t/zero-diag.mtx" 4 "diagonal entry A(1000,1000) = 0 is not positive"
+check_same "$t/no-diag.mtx" 4 "diagonal entry A(1100,1100) = 0 is not positive"
+gzip -c "$t/late-value.mtx" >"$t/late-value.mtx.gz"
+check_same "$t/late-value.mtx.gz" 3 "late-value.mtx.gz:$((last - 2)): value 'oops' is not a number"
+if have_matrices; then
+  for f in "$CLCG_MATRICES"/bad/*.mtx "$CLCG_MATRICES"/not-spd/*.mtx; do
+    run 1 "$f" --reference -q >/dev/null 2>"$t/err1"; rc1=$?
+    run 3 "$f" --reference -q >/dev/null 2>"$t/err3"; rc3=$?
+    m1=$(msg "$t/err1"); m3=$(msg "$t/err3")
+    [ $rc1 -eq $rc3 ] && [ "$m1" = "$m3" ] && [ "$(grep -c '^clcg-mpi: ' "$t/err3")" -le 1 ]
+    ok $? "$(basename "$f"): exit $rc1 on 1 rank, $rc3 on 3, same message ($(echo "$m3" | head -c 100))"
+  done
+fi
+
+# ---- binary format: round trip ----
+run 1 "$t/p3d.mtx" --write-binary "$t/b1.bin" -q; rc1=$?
+run 3 "$t/p3d.mtx.gz" --write-binary "$t/b3.bin" -q; rc3=$?
+[ $rc1 -eq 0 ] && [ $rc3 -eq 0 ] && cmp -s "$t/b1.bin" "$t/b3.bin" && ! ls "$t" | grep -q '\.tmp\.'
+ok $? "--write-binary on 1 rank and on 3 ranks (from gzip) write the same bytes"
+run 1 "$t/p3d.mtx" --reference --json "$t/one.json" -q; base=$(json_num "$t/one.json" iterations)
+for np in 1 3 4; do
+  run $np "$t/b1.bin" --reference --json "$t/r.json" -o "$t/x.mtx" -q; rc=$?
+  it=$(json_num "$t/r.json" iterations); r=$(residual "$t/p3d.mtx" "$t/x.mtx")
+  [ $rc -eq 0 ] && absdiff_le "$it" "$base" 1 && le "$r" 1e-7
+  ok $? "binary p3d on $np rank(s): $it iterations (text: $base), residual $r"
+done
+run 3 "$t/b1.bin" --json "$t/r.json" -o "$t/x.mtx" -q; rc=$?
+it=$(json_num "$t/r.json" iterations); r=$(residual "$t/p3d.mtx" "$t/x.mtx")
+[ $rc -eq 0 ] && le "$r" 1e-7
+ok $? "binary p3d on the device, 3 ranks: $it iterations, residual $r"
+run 2 --generate random:3000,6,11 --write-binary "$t/rnd.bin" -q; rc=$?
+run 1 --generate random:3000,6,11 --reference --json "$t/one.json" -q; base=$(json_num "$t/one.json" iterations)
+run 3 "$t/rnd.bin" --reference --json "$t/r.json" -q; rc3=$?
+it=$(json_num "$t/r.json" iterations)
+[ $rc -eq 0 ] && [ $rc3 -eq 0 ] && absdiff_le "$it" "$base" 1
+ok $? "generated random matrix written on 2 ranks, solved on 3: $it iterations (generated: $base)"
+run 3 "$t/b1.bin" --reference --load-only >"$t/out" 2>&1
+grep -q 'nnz = ' "$t/out"
+ok $? "binary --load-only: $(head -c 160 "$t/out")"
+
+# ---- binary format: corrupt files refused with exit 3 and one message ----
+size=$(wc -c <"$t/b1.bin")
+poke() {  # poke FILE OFFSET BYTE-IN-OCTAL
+  printf "\\$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+head -c $((size - 100)) "$t/b1.bin" >"$t/trunc.bin"
+head -c 40 "$t/b1.bin" >"$t/tiny.bin"
+cp "$t/b1.bin" "$t/flip-val.bin"; poke "$t/flip-val.bin" $((size - 2000)) 132
+cp "$t/b1.bin" "$t/flip-col.bin"; poke "$t/flip-col.bin" $((64 + 8 * 1321 + 40)) 177
+cp "$t/b1.bin" "$t/flip-n.bin"; poke "$t/flip-n.bin" 17 1
+cp "$t/b1.bin" "$t/magic.bin"; poke "$t/magic.bin" 7 130
+cp "$t/b1.bin" "$t/notmagic.bin"; poke "$t/notmagic.bin" 0 130
+cp "$t/b1.bin" "$t/version.bin"; poke "$t/version.bin" 8 7
+cp "$t/b1.bin" "$t/long.bin"; printf 'x' >>"$t/long.bin"
+for c in "trunc truncated" "tiny truncated" "flip-val checksum mismatch in the values" \
+         "flip-col checksum mismatch in the column indices" "flip-n header checksum mismatch" \
+         "magic wrong magic" "notmagic not a text Matrix Market file" "version version 7" \
+         "long trailing data"; do
+  f=${c%% *}; want=${c#* }
+  cmp -s "$t/$f.bin" "$t/b1.bin" && { ok 1 "$f.bin is not changed"; continue; }
+  for np in 1 3; do
+    rm -f "$t/x.mtx"
+    run $np "$t/$f.bin" --reference -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ "$(grep -c '^clcg-mpi: ' "$t/err")" -eq 1 ] && grep -q -- "$want" "$t/err" && [ ! -e "$t/x.mtx" ]
+    ok $? "$f.bin on $np rank(s): exit $rc, $(grep '^clcg-mpi: ' "$t/err" | head -c 160)"
+  done
+done
+done_testing
