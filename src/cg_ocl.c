@@ -661,6 +661,41 @@ static clcg_status set_update_sr(clcg_slice *s, double alpha, double beta)
     return CLCG_OK;
 }
 
+/* One reduction point of the single-reduction and pipelined variants: from
+ * (gamma = r'u, r'r, delta = w'u) decide whether to stop, else give alpha and beta
+ * (Chronopoulos-Gear: p'Ap = delta - beta gamma / alpha_prev).  0: stop, outcome set. */
+static int sr_step(const cg_ctx *c, clcg_solve_result *res, const double *v, int64_t k, double tol2, double bnorm,
+                   int monitor, double *alpha, double *beta, double *gamma_prev)
+{
+    const double gamma = v[0], rr = v[1], delta = v[2];
+    res->rel_residual = sqrt(rr) / bnorm;
+    if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta)) {
+        res->outcome = CLCG_DIVERGED_NANORINF;
+        return 0;
+    }
+    if (monitor && c->rank == 0)
+        printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
+    if (rr <= tol2) {
+        res->outcome = CLCG_CONVERGED;
+        return 0;
+    }
+    if (k >= c->o->max_it)
+        return 0;
+    if (!(gamma > 0.0)) {
+        res->outcome = CLCG_DIVERGED_BREAKDOWN;
+        return 0;
+    }
+    *beta = k == 0 ? 0.0 : gamma / *gamma_prev;
+    const double pap = k == 0 ? delta : delta - *beta * gamma / *alpha;
+    if (!(pap > 0.0)) {
+        res->outcome = isfinite(pap) ? CLCG_DIVERGED_INDEFINITE : CLCG_DIVERGED_NANORINF;
+        return 0;
+    }
+    *alpha = gamma / pap;
+    *gamma_prev = gamma;
+    return 1;
+}
+
 /* Chronopoulos-Gear: one reduction point (r'u, r'r, w'u) and one MPI_Allreduce per iteration. */
 static clcg_status solve_sr(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
 {
@@ -697,32 +732,8 @@ static clcg_status solve_sr(cg_ctx *c, double tol2, double bnorm, clcg_solve_res
         return st;
     res->outcome = CLCG_DIVERGED_ITS;
     for (int64_t k = 0;; k++) {
-        const double gamma = v[0], rr = v[1], delta = v[2];
-        res->rel_residual = sqrt(rr) / bnorm;
-        if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta)) {
-            res->outcome = CLCG_DIVERGED_NANORINF;
+        if (!sr_step(c, res, v, k, tol2, bnorm, monitor, &alpha, &beta, &gamma_prev))
             break;
-        }
-        if (monitor && c->rank == 0)
-            printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
-        if (rr <= tol2) {
-            res->outcome = CLCG_CONVERGED;
-            break;
-        }
-        if (k >= c->o->max_it)
-            break;
-        if (!(gamma > 0.0)) {
-            res->outcome = CLCG_DIVERGED_BREAKDOWN;
-            break;
-        }
-        beta = k == 0 ? 0.0 : gamma / gamma_prev;
-        const double pap = k == 0 ? delta : delta - beta * gamma / alpha;   /* p'Ap */
-        if (!(pap > 0.0)) {
-            res->outcome = isfinite(pap) ? CLCG_DIVERGED_INDEFINITE : CLCG_DIVERGED_NANORINF;
-            break;
-        }
-        alpha = gamma / pap;
-        gamma_prev = gamma;
         for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
             st = set_update_sr(&c->s[d], alpha, beta);
             if (st == CLCG_OK)
@@ -841,32 +852,8 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         st = reduce_finish(c, v, nv, v, st);
         if (st != CLCG_OK)
             return st;
-        const double gamma = v[0], rr = v[1], delta = v[2];
-        res->rel_residual = sqrt(rr) / bnorm;
-        if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta)) {
-            res->outcome = CLCG_DIVERGED_NANORINF;
+        if (!sr_step(c, res, v, k, tol2, bnorm, monitor, &alpha, &beta, &gamma_prev))
             break;
-        }
-        if (monitor && c->rank == 0)
-            printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
-        if (rr <= tol2) {
-            res->outcome = CLCG_CONVERGED;
-            break;
-        }
-        if (k >= c->o->max_it)
-            break;
-        if (!(gamma > 0.0)) {
-            res->outcome = CLCG_DIVERGED_BREAKDOWN;
-            break;
-        }
-        beta = k == 0 ? 0.0 : gamma / gamma_prev;
-        const double pap = k == 0 ? delta : delta - beta * gamma / alpha;
-        if (!(pap > 0.0)) {
-            res->outcome = isfinite(pap) ? CLCG_DIVERGED_INDEFINITE : CLCG_DIVERGED_NANORINF;
-            break;
-        }
-        alpha = gamma / pap;
-        gamma_prev = gamma;
         for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
             st = set_update_pipe(&c->s[d], alpha, beta);
             if (st == CLCG_OK)
