@@ -988,11 +988,7 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
     MPI_Allreduce(MPI_IN_PLACE, &info->t_allreduce, 1, MPI_DOUBLE, MPI_MAX, c->comm);
     info->launches_per_it = run > 0 ? (double)c->launches / (double)run : 0.0;
     info->syncs_per_it = run > 0 ? (double)c->syncs / (double)run : 0.0;
-    int64_t bytes = c->size > 1 ? c->p->halo.bytes_sent : 0;
-    for (int d = 0; d < c->nd; d++)   /* device <-> host traffic of the exchange */
-        bytes += 8 * (c->s[d].npack + (c->s[d].ncols - c->s[d].nrows)) * (c->nd > 1 || c->size > 1);
     info->bytes_sent_min = info->bytes_sent_max = c->size > 1 ? c->p->halo.bytes_sent : 0;
-    (void)bytes;
     MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_min, 1, MPI_INT64_T, MPI_MIN, c->comm);
     MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_max, 1, MPI_INT64_T, MPI_MAX, c->comm);
     if (c->prof) {

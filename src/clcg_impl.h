@@ -37,6 +37,8 @@ typedef struct {
 } clcg_halo;
 
 void clcg_halo_free(clcg_halo *h);
+/* Position of g in the ascending v[0..n), or -1. */
+int64_t clcg_find_sorted(const clcg_gidx *v, int64_t n, clcg_gidx g);
 /* Build the plan from A's rows with global column indices gcol[nnz]; writes A->colind
  * (local numbering), A->ghost and A->ncols.  Collective over comm. */
 clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *row_begin,

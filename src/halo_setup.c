@@ -25,7 +25,8 @@ static int owner_of(const int64_t *row_begin, int size, clcg_gidx g)
     return lo;
 }
 
-static int64_t find_gidx(const clcg_gidx *v, int64_t n, clcg_gidx g)
+/* Position of g in the ascending v[0..n), or -1. */
+int64_t clcg_find_sorted(const clcg_gidx *v, int64_t n, clcg_gidx g)
 {
     int64_t lo = 0, hi = n - 1;
     while (lo <= hi) {
@@ -91,7 +92,7 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
     for (int64_t k = 0; k < A->nnz; k++) {
         clcg_gidx g = gcol[k];
         A->colind[k] = (g >= row0 && g < row1) ? (int32_t)(g - row0)
-                                               : (int32_t)(A->nrows + find_gidx(A->ghost, nghost, g));
+                                               : (int32_t)(A->nrows + clcg_find_sorted(A->ghost, nghost, g));
     }
 
     /* receive side: ghosts grouped by owner */
@@ -158,7 +159,7 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
         h->nexport = nexp;
         CLCG_CHECK(st, clcg_malloc(&pos_back, (size_t)sdispl[size] + 1, sizeof *pos_back, "halo"), out);
         for (int64_t k = 0; k < sdispl[size]; k++)
-            pos_back[k] = find_gidx(want, nexp, asked[k]);
+            pos_back[k] = clcg_find_sorted(want, nexp, asked[k]);
         CLCG_CHECK(st, clcg_malloc(&pos_mine, (size_t)nghost + 1, sizeof *pos_mine, "halo"), out);
         CLCG_CHECK(st, mpi_ok(MPI_Alltoallv(pos_back, scount, sdispl, MPI_INT64_T, pos_mine, rcount,
                                             rdispl, MPI_INT64_T, comm), "MPI_Alltoallv"), out);

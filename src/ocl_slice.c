@@ -2,6 +2,7 @@
  * SELL-C), build it with the device's local column numbering, and create the buffers,
  * pinned staging areas and kernels. */
 #include "cg_ocl.h"
+#include "clcg_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -76,21 +77,6 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int64_t find_i64(const int64_t *v, int64_t n, int64_t g)
-{
-    int64_t lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < g)
-            lo = mid + 1;
-        else if (v[mid] > g)
-            hi = mid - 1;
-        else
-            return mid;
-    }
-    return -1;
-}
-
 /* Rows [lo,hi) of the rank's A on this device.  needed[i] marks rank-local rows whose p
  * entries leave the device (to sibling devices or other ranks). */
 clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int64_t hi,
@@ -139,7 +125,7 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
             if (c >= lo && c < hi) {
                 col[k - A->rowptr[lo]] = (cl_uint)(c - lo);
             } else {
-                col[k - A->rowptr[lo]] = (cl_uint)(n + find_i64(s->ghost_src, ng, c));
+                col[k - A->rowptr[lo]] = (cl_uint)(n + clcg_find_sorted(s->ghost_src, ng, c));
                 bnd = 1;
             }
         }
