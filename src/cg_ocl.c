@@ -783,9 +783,8 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
     clcg_status st = CLCG_OK;
     double v[4], alpha = 0.0, beta = 0.0, gamma_prev = 1.0;
     int nv = 3;
-    /* r = b; u = M^-1 r; w = A u; m = M^-1 w; the rest 0.  The update kernel with
-     * alpha = beta = 0 and u = m = 0 gives those partial sums once u, w, m are set:
-     * run it on u := M^-1 b first, through the SpMV step. */
+    /* r = b, u0 = M^-1 b (placed in m to be exchanged), the other vectors 0; the SpMV step
+     * then gives n = A u0. */
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
         const size_t ob = (size_t)(s->nrows ? s->nrows : 1) * sizeof(double);
@@ -819,9 +818,8 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         s->sp_out = s->q;
     }
     st = spmv_with_exchange(c, st);
-    /* w = n, m = M^-1 w and the partial sums: the update with alpha = beta = 0 does
-     * z = n, w -= 0 ... so first put n into w by the update's own recurrence: w = w - 0*z
-     * keeps w = 0; instead copy n to w, then run the update with alpha = beta = 0. */
+    /* w0 = n; then the update with alpha = beta = 0 leaves r, u, w as they are and gives
+     * m0 = M^-1 w0 and the partial sums of r'u, w'u, r'r for the first reduction. */
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
         const size_t ob = (size_t)(s->nrows ? s->nrows : 1) * sizeof(double);
