@@ -69,7 +69,7 @@ static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, 
     if (st == CLCG_OK && teamed)
         st = clcg_cl_fail_if(clSetKernelArg(k, 9, sizeof v, &v), "clSetKernelArg");
     if (st == CLCG_OK)
-        st = clcg_cl_fail_if(clSetKernelArg(k, la, s.spmv.wg * sizeof(double), NULL), "clSetKernelArg");
+        st = clcg_cl_fail_if(clSetKernelArg(k, la, s.spmv.wg * sizeof(cl_double2), NULL), "clSetKernelArg");
     if (st != CLCG_OK)
         goto out;
     clcg_prof prof;
@@ -89,7 +89,7 @@ static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, 
         if (st == CLCG_OK && vsb > 1)
             st = clcg_cl_fail_if(clSetKernelArg(kb, 9, sizeof vsb, &vsb), "clSetKernelArg(bin)");
         if (st == CLCG_OK)
-            st = clcg_cl_fail_if(clSetKernelArg(kb, vsb > 1 ? 10 : 9, Lb[b].wg * sizeof(double), NULL), "clSetKernelArg");
+            st = clcg_cl_fail_if(clSetKernelArg(kb, vsb > 1 ? 10 : 9, Lb[b].wg * sizeof(cl_double2), NULL), "clSetKernelArg");
     }
     for (int r = 0; r < 23 && st == CLCG_OK; r++) {
         if (fmt == FMT_CSR_ADAPTIVE) {   /* all bins, timed together */

@@ -10,8 +10,10 @@
 #if CLCG_PRECISION == 64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double real;
+typedef double2 real2;
 #else
 typedef float real;
+typedef float2 real2;
 #endif
 
 /* Slots of the scalar buffer `scal` (see src/ocl.h, which mirrors them). */
@@ -29,16 +31,44 @@ typedef float real;
 #define STOP_NANORINF 3.0
 #define STOP_BREAKDOWN 4.0
 
+/* Dot products are summed in double-double: a pair (hi, lo) with hi + lo the sum and
+ * |lo| <= ulp(hi)/2 (error-free TwoSum, then renormalized).  The rounded result hi is then
+ * the sum of the products rounded once, whatever the order of the additions, so the
+ * launch shape, the number of devices and ranks, and the host reference all give the
+ * same bits (the host twin is in src/clcg_impl.h).  Needs FP_CONTRACT OFF, set above. */
+typedef real2 dsum;
+
+inline dsum dd_add(dsum a, dsum b)
+{
+    const real s = a.x + b.x, v = s - a.x;
+    real e = (a.x - (s - v)) + (b.x - v);
+    e += a.y + b.y;
+    const real h = s + e;
+    /* an infinite sum stays infinite (the error terms would turn it into NaN) */
+    return isfinite(s) ? (dsum)(h, e - (h - s)) : (dsum)(s, 0);
+}
+
+inline dsum dd_acc(dsum a, real t)
+{
+    const real s = a.x + t, v = s - a.x;
+    real e = (a.x - (s - v)) + (t - v);
+    e += a.y;
+    const real h = s + e;
+    return isfinite(s) ? (dsum)(h, e - (h - s)) : (dsum)(s, 0);
+}
+
+#define DSUM0 ((dsum)(0, 0))
+
 /* Sum of v over the work-group by a tree in local memory (local size a power of two);
  * every work-item gets the result. */
-inline real group_sum(real v, local real *buf)
+inline dsum group_sum(dsum v, local dsum *buf)
 {
     const uint l = get_local_id(0);
     buf[l] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
         if (l < s)
-            buf[l] += buf[l + s];
+            buf[l] = dd_add(buf[l], buf[l + s]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     v = buf[0];
@@ -48,12 +78,17 @@ inline real group_sum(real v, local real *buf)
 
 /* Sum of the n partial sums a[0..n): each work-group computes it the same way, in the
  * same order, so every group holds the same bits (no second kernel, no host trip). */
-inline real sum_parts(global const real *a, uint n, local real *buf)
+inline dsum sum_parts_dd(global const dsum *a, uint n, local dsum *buf)
 {
-    real s = 0;
+    dsum s = DSUM0;
     for (uint i = get_local_id(0); i < n; i += get_local_size(0))
-        s += a[i];
+        s = dd_add(s, a[i]);
     return group_sum(s, buf);
+}
+
+inline real sum_parts(global const dsum *a, uint n, local dsum *buf)
+{
+    return sum_parts_dd(a, n, buf).x;
 }
 
 /* Entry j of z = M^-1 r (Jacobi when dinv is given, identity otherwise). */

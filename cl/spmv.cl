@@ -11,8 +11,8 @@
 #if CLCG_FUSED
 #define KNAME(base) base##_cg
 #define P_ARGS global const real *r, global const real *dinv, global const real *pprev, \
-               global real *p, global const real *rz_cur, uint n_cur,                  \
-               global const real *rz_prev, uint n_prev, global const real *rr_cur,      \
+               global real *p, global const dsum *rz_cur, uint n_cur,                  \
+               global const dsum *rz_prev, uint n_prev, global const dsum *rr_cur,      \
                uint n_rr, uint first, global real *scal, uint its
 #define FETCH(j) (zval(r, dinv, (j)) + beta * pprev[(j)])
 #define STORE_P(i, v) (p[(i)] = (v))
@@ -52,11 +52,11 @@
  * the group's partial p'q goes to part[part_off + group]. */
 kernel void KNAME(spmv_csr_scalar)(uint n, global const uint *rows, global const uint *rowptr,
                                    global const uint *col, global const real *val, P_ARGS,
-                                   global real *q, global real *part, uint part_off,
-                                   local real *buf)
+                                   global real *q, global dsum *part, uint part_off,
+                                   local dsum *buf)
 {
     PROLOGUE
-    real spq = 0;
+    dsum spq = DSUM0;
     for (uint t = get_global_id(0); go && t < n; t += get_global_size(0)) {
         const uint i = rows ? rows[t] : t;
         const uint end = rowptr[i + 1];
@@ -66,7 +66,7 @@ kernel void KNAME(spmv_csr_scalar)(uint n, global const uint *rows, global const
         const real pi = FETCH(i);
         STORE_P(i, pi);
         q[i] = s;
-        spq += pi * s;
+        spq = dd_acc(spq, pi * s);
     }
     spq = group_sum(spq, buf);
     if (go && get_local_id(0) == 0)
@@ -76,13 +76,14 @@ kernel void KNAME(spmv_csr_scalar)(uint n, global const uint *rows, global const
 /* A team of vs work-items (a power of two dividing the local size) per row. */
 kernel void KNAME(spmv_csr_vector)(uint n, global const uint *rows, global const uint *rowptr,
                                    global const uint *col, global const real *val, P_ARGS,
-                                   global real *q, global real *part, uint part_off, uint vs,
-                                   local real *buf)
+                                   global real *q, global dsum *part, uint part_off, uint vs,
+                                   local dsum *buf)
 {
     PROLOGUE
     const uint lid = get_local_id(0), lane = lid & (vs - 1);
     const uint per_group = get_local_size(0) / vs;
-    real spq = 0;
+    local real *rb = (local real *)buf;   /* the row sums' tree: one real per work-item */
+    dsum spq = DSUM0;
     for (uint b = get_group_id(0) * per_group; go && b < n; b += get_num_groups(0) * per_group) {
         const uint t = b + lid / vs;
         uint i = 0;
@@ -93,18 +94,18 @@ kernel void KNAME(spmv_csr_vector)(uint n, global const uint *rows, global const
             for (uint k = rowptr[i] + lane; k < end; k += vs)
                 s += val[k] * FETCH(col[k]);
         }
-        buf[lid] = s;
+        rb[lid] = s;
         barrier(CLK_LOCAL_MEM_FENCE);
         for (uint w = vs / 2; w > 0; w >>= 1) {
             if (lane < w)
-                buf[lid] += buf[lid + w];
+                rb[lid] += rb[lid + w];
             barrier(CLK_LOCAL_MEM_FENCE);
         }
         if (t < n && lane == 0) {
             const real pi = FETCH(i);
             STORE_P(i, pi);
-            q[i] = buf[lid];
-            spq += pi * buf[lid];
+            q[i] = rb[lid];
+            spq = dd_acc(spq, pi * rb[lid]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -117,11 +118,11 @@ kernel void KNAME(spmv_csr_vector)(uint n, global const uint *rows, global const
  * sptr[i/C] + k*C + i%C; padding has value 0 and a valid column. */
 kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint *sptr,
                              global const uint *col, global const real *val, P_ARGS,
-                             global real *q, global real *part, uint part_off, uint C,
-                             local real *buf)
+                             global real *q, global dsum *part, uint part_off, uint C,
+                             local dsum *buf)
 {
     PROLOGUE
-    real spq = 0;
+    dsum spq = DSUM0;
     for (uint t = get_global_id(0); go && t < n; t += get_global_size(0)) {
         const uint i = rows ? rows[t] : t;
         const uint s0 = i / C, lane = i - s0 * C;
@@ -132,7 +133,7 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
         const real pi = FETCH(i);
         STORE_P(i, pi);
         q[i] = s;
-        spq += pi * s;
+        spq = dd_acc(spq, pi * s);
     }
     spq = group_sum(spq, buf);
     if (go && get_local_id(0) == 0)

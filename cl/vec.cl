@@ -2,21 +2,21 @@
  * update x += alpha p, r -= alpha q with the partial sums of r'z and r'r. */
 
 /* part[g] = sum over this group's share of x[i]*y[i] (grid-stride) */
-kernel void dot_part(uint n, global const real *x, global const real *y, global real *part,
-                     local real *buf)
+kernel void dot_part(uint n, global const real *x, global const real *y, global dsum *part,
+                     local dsum *buf)
 {
-    real s = 0;
+    dsum s = DSUM0;
     for (uint i = get_global_id(0); i < n; i += get_global_size(0))
-        s += x[i] * y[i];
+        s = dd_acc(s, x[i] * y[i]);
     s = group_sum(s, buf);
     if (get_local_id(0) == 0)
         part[get_group_id(0)] = s;
 }
 
-/* out[slot] = sum of part[0..n) (one work-group) */
-kernel void reduce_sum(global const real *part, uint n, global real *out, uint slot, local real *buf)
+/* out[slot] = sum of part[0..n) as a (hi, lo) pair (one work-group) */
+kernel void reduce_sum(global const dsum *part, uint n, global dsum *out, uint slot, local dsum *buf)
 {
-    real s = sum_parts(part, n, buf);
+    dsum s = sum_parts_dd(part, n, buf);
     if (get_local_id(0) == 0)
         out[slot] = s;
 }
@@ -53,15 +53,15 @@ kernel void pack(uint n, global const uint *idx, global const real *x, global re
  * wrr (or NULL) weighs r'r: a system scaled as D^-1/2 A D^-1/2 measures the residual of
  * the original one as sum d_i r_i^2. */
 kernel void residual_init(uint n, global const real *b, global const real *q, global real *r,
-                          global const real *dinv, global real *part_rz, global real *part_rr,
-                          local real *buf, global const real *wrr)
+                          global const real *dinv, global dsum *part_rz, global dsum *part_rr,
+                          local dsum *buf, global const real *wrr)
 {
-    real rz = 0, rr = 0;
+    dsum rz = DSUM0, rr = DSUM0;
     for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
         real ri = b[i] - q[i];
         r[i] = ri;
-        rz += ri * zval(r, dinv, i);
-        rr += wrr ? wrr[i] * ri * ri : ri * ri;
+        rz = dd_acc(rz, ri * zval(r, dinv, i));
+        rr = dd_acc(rr, wrr ? wrr[i] * ri * ri : ri * ri);
     }
     rz = group_sum(rz, buf);
     rr = group_sum(rr, buf);
@@ -85,9 +85,9 @@ kernel void update_p(uint n, global const real *r, global const real *dinv, glob
  * reaches every barrier: a stopped solver skips the work, not the reductions. */
 kernel void update_xr(uint n, global real *x, global real *r, global const real *p,
                       global const real *q, global const real *dinv,
-                      global const real *pq_part, uint n_pq, global const real *rz_part, uint n_rz,
-                      global real *part_rz, global real *part_rr, global real *scal, uint its,
-                      local real *buf, global const real *wrr)
+                      global const dsum *pq_part, uint n_pq, global const dsum *rz_part, uint n_rz,
+                      global dsum *part_rz, global dsum *part_rr, global real *scal, uint its,
+                      local dsum *buf, global const real *wrr)
 {
     const int live = scal[S_STOP] == 0;
     const real pq = sum_parts(pq_part, n_pq, buf);
@@ -99,13 +99,13 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
         scal[S_PQ] = pq;
     }
     const real alpha = go ? rz / pq : 0;
-    real srz = 0, srr = 0;
+    dsum srz = DSUM0, srr = DSUM0;
     for (uint i = get_global_id(0); go && i < n; i += get_global_size(0)) {
         x[i] += alpha * p[i];
         real ri = r[i] - alpha * q[i];
         r[i] = ri;
-        srz += ri * zval(r, dinv, i);
-        srr += wrr ? wrr[i] * ri * ri : ri * ri;
+        srz = dd_acc(srz, ri * zval(r, dinv, i));
+        srr = dd_acc(srr, wrr ? wrr[i] * ri * ri : ri * ri);
     }
     srz = group_sum(srz, buf);
     srr = group_sum(srr, buf);
@@ -121,8 +121,8 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
 
 /* Convergence and breakdown check on the partial sums of iteration `its`: stop when
  * r'r <= tol^2, or r'z is not positive / not finite.  One work-group. */
-kernel void check_stop(global const real *rr_part, uint n_rr, global const real *rz_part, uint n_rz,
-                       global real *scal, uint its, local real *buf)
+kernel void check_stop(global const dsum *rr_part, uint n_rr, global const dsum *rz_part, uint n_rz,
+                       global real *scal, uint its, local dsum *buf)
 {
     const int live = scal[S_STOP] == 0;
     const real rr = sum_parts(rr_part, n_rr, buf);
@@ -146,9 +146,9 @@ kernel void check_stop(global const real *rr_part, uint n_rr, global const real 
  * whose partial sums give w'u: all three reach the host at one reduction point.) */
 kernel void update_sr(uint n, real alpha, real beta, global real *x, global real *r, global real *u,
                       global const real *w, global real *p, global real *s, global const real *dinv,
-                      global real *part_ru, global real *part_rr, local real *buf)
+                      global dsum *part_ru, global dsum *part_rr, local dsum *buf)
 {
-    real sru = 0, srr = 0;
+    dsum sru = DSUM0, srr = DSUM0;
     for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
         const real pi = u[i] + beta * p[i];
         const real si = w[i] + beta * s[i];
@@ -159,8 +159,8 @@ kernel void update_sr(uint n, real alpha, real beta, global real *x, global real
         r[i] = ri;
         const real ui = dinv ? dinv[i] * ri : ri;
         u[i] = ui;
-        sru += ri * ui;
-        srr += ri * ri;
+        sru = dd_acc(sru, ri * ui);
+        srr = dd_acc(srr, ri * ri);
     }
     sru = group_sum(sru, buf);
     srr = group_sum(srr, buf);
@@ -178,9 +178,9 @@ kernel void update_sr(uint n, real alpha, real beta, global real *x, global real
 kernel void update_pipe(uint n, real alpha, real beta, global real *x, global real *r, global real *u,
                         global real *w, global real *m, global const real *nv, global real *z,
                         global real *q, global real *s, global real *p, global const real *dinv,
-                        global real *part_ru, global real *part_wu, global real *part_rr, local real *buf)
+                        global dsum *part_ru, global dsum *part_wu, global dsum *part_rr, local dsum *buf)
 {
-    real sru = 0, swu = 0, srr = 0;
+    dsum sru = DSUM0, swu = DSUM0, srr = DSUM0;
     for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
         const real zi = nv[i] + beta * z[i];
         const real qi = m[i] + beta * q[i];
@@ -198,9 +198,9 @@ kernel void update_pipe(uint n, real alpha, real beta, global real *x, global re
         u[i] = ui;
         w[i] = wi;
         m[i] = dinv ? dinv[i] * wi : wi;
-        sru += ri * ui;
-        swu += wi * ui;
-        srr += ri * ri;
+        sru = dd_acc(sru, ri * ui);
+        swu = dd_acc(swu, wi * ui);
+        srr = dd_acc(srr, ri * ri);
     }
     sru = group_sum(sru, buf);
     swu = group_sum(swu, buf);

@@ -39,7 +39,8 @@ typedef struct {
         CLCG_CL(clSetKernelArg((k), (i), sizeof arg_, &arg_));                         \
     } while (0)
 #define ARG_NULL(k, i) CLCG_CL(clSetKernelArg((k), (i), sizeof(cl_mem), NULL))
-#define ARG_LOCAL(k, i, wg) CLCG_CL(clSetKernelArg((k), (i), (wg) * sizeof(double), NULL))
+/* local memory for the reduction trees: one (hi, lo) pair per work-item */
+#define ARG_LOCAL(k, i, wg) CLCG_CL(clSetKernelArg((k), (i), (wg) * sizeof(cl_double2), NULL))
 
 static clcg_status launch(cg_ctx *c, int d, cl_kernel k, int kid, const clcg_launch *L)
 {
@@ -201,8 +202,8 @@ static clcg_status start(cg_ctx *c, int d, double tol2)
     CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->scal, CL_TRUE, 0, sizeof sc, sc, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->q, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->x, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
-    CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->part_pq, &zero, sizeof zero, 0, s->nparts * 2 * sizeof(double), 0,
-                                NULL, NULL));
+    CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->part_pq, &zero, sizeof zero, 0, s->nparts * 2 * sizeof(cl_double2),
+                                0, NULL, NULL));
     cl_kernel k = s->k[K_RESIDUAL_INIT];
     ARG(k, 0, (cl_uint)s->nrows);
     ARG(k, 1, s->b);
@@ -361,14 +362,15 @@ static int red_parts(const clcg_slice *s, int which, cl_mem *part, cl_uint *cnt)
     }
 }
 
-/* This rank's sums (over its devices) of the partial sums of reduction point `which`;
- * v[nv] carries the rank's status for the MPI reduction that follows. */
+/* This rank's sums (over its devices) of the partial sums of reduction point `which`,
+ * as nv (hi, lo) pairs in v[0..2 nv); the pair after them carries the rank's status for
+ * the MPI reduction that follows (v holds 8 doubles). */
 static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clcg_status local)
 {
     cl_mem part[3];
     cl_uint cnt[3];
     int nv = red_parts(&c->s[0], which, part, cnt);
-    memset(v, 0, 4 * sizeof *v);
+    memset(v, 0, 8 * sizeof *v);
     for (int d = 0; d < c->nd && local == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
         clcg_launch one = {s->vec.wg, 1};
@@ -378,22 +380,23 @@ static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clc
             cl_uint slot = (cl_uint)i;
             cl_int e = clSetKernelArg(k, 0, sizeof part[i], &part[i]) | clSetKernelArg(k, 1, sizeof cnt[i], &cnt[i]) |
                        clSetKernelArg(k, 2, sizeof(cl_mem), &s->red) | clSetKernelArg(k, 3, sizeof slot, &slot) |
-                       clSetKernelArg(k, 4, s->vec.wg * sizeof(double), NULL);
+                       clSetKernelArg(k, 4, s->vec.wg * sizeof(cl_double2), NULL);
             local = clcg_cl_fail_if(e, "clSetKernelArg(reduce_sum)");
             if (local == CLCG_OK)
                 local = launch(c, d, k, K_REDUCE, &one);
         }
         if (local == CLCG_OK)
-            local = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->red, CL_FALSE, 0, (size_t)nv * sizeof(double),
-                                                        s->hred, 0, NULL, NULL), "clEnqueueReadBuffer(reductions)");
+            local = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->red, CL_FALSE, 0,
+                                                        (size_t)nv * sizeof(cl_double2), s->hred, 0, NULL, NULL),
+                                    "clEnqueueReadBuffer(reductions)");
     }
     for (int d = 0; d < c->nd && local == CLCG_OK; d++) {
         local = clcg_cl_fail_if(clFinish(c->s[d].dev.queue), "clFinish");
         for (int i = 0; i < nv && local == CLCG_OK; i++)
-            v[i] += c->s[d].hred[i];
+            clcg_dd_add(v + 2 * i, c->s[d].hred + 2 * i);
     }
     c->syncs++;
-    v[nv] = local != CLCG_OK ? 1.0 : 0.0;
+    v[2 * nv] = local != CLCG_OK ? 1.0 : 0.0;
     *nvals = nv;
     return local;
 }
@@ -402,9 +405,10 @@ static clcg_status reduce_finish(cg_ctx *c, const double *v, int nv, double *out
 {
     if (local != CLCG_OK)
         return local;
-    if (v[nv] != 0.0)
+    if (v[2 * nv] != 0.0)
         return CLCG_ERR_PEER;
-    memcpy(out, v, (size_t)nv * sizeof *out);
+    for (int i = 0; i < nv; i++)   /* in place when out == v */
+        out[i] = v[2 * i];
     (void)c;
     return CLCG_OK;
 }
@@ -414,11 +418,14 @@ static clcg_status reduce_finish(cg_ctx *c, const double *v, int nv, double *out
  * fault at the same reduction and stop together. */
 static clcg_status reduce_global(cg_ctx *c, int which, double *out, clcg_status local)
 {
-    double v[4];
+    double v[8];
     int nv = 0;
+    MPI_Datatype dt;
+    MPI_Op op;
     local = reduce_local(c, which, v, &nv, local);
+    CLCG_CALL(clcg_dd_mpi(&dt, &op));
     double t0 = MPI_Wtime();
-    if (MPI_Allreduce(MPI_IN_PLACE, v, nv + 1, MPI_DOUBLE, MPI_SUM, c->comm) != MPI_SUCCESS)
+    if (MPI_Allreduce(MPI_IN_PLACE, v, nv + 1, dt, op, c->comm) != MPI_SUCCESS)
         return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the dot products failed");
     c->t_allreduce += MPI_Wtime() - t0;
     return reduce_finish(c, v, nv, out, local);
@@ -426,8 +433,10 @@ static clcg_status reduce_global(cg_ctx *c, int which, double *out, clcg_status 
 
 static clcg_status write_scalar(clcg_slice *s, cl_mem m, int slot, double v)
 {
-    s->hglob[slot] = v;
-    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, m, CL_FALSE, 0, sizeof(double), &s->hglob[slot], 0, NULL, NULL));
+    s->hglob[2 * slot] = v;   /* as a (hi, lo) pair: the kernels read partial sums */
+    s->hglob[2 * slot + 1] = 0.0;
+    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, m, CL_FALSE, 0, sizeof(cl_double2), &s->hglob[2 * slot], 0, NULL,
+                                 NULL));
     return CLCG_OK;
 }
 
@@ -600,7 +609,7 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         }
         for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
             clcg_slice *s = &c->s[d];
-            st = write_scalar(s, s->g_pq, 2, pq);
+            st = write_scalar(s, s->g_pq, 1, pq);
             if (st == CLCG_OK)
                 st = write_scalar(s, s->g_rz[0], 0, rz);
             if (st == CLCG_OK)
@@ -781,8 +790,11 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
 {
     const int monitor = c->o->monitor && !c->o->quiet;
     clcg_status st = CLCG_OK;
-    double v[4], alpha = 0.0, beta = 0.0, gamma_prev = 1.0;
+    double v[8], alpha = 0.0, beta = 0.0, gamma_prev = 1.0;
     int nv = 3;
+    MPI_Datatype dt;
+    MPI_Op op;
+    CLCG_CALL(clcg_dd_mpi(&dt, &op));
     /* r = b, u0 = M^-1 b (placed in m to be exchanged), the other vectors 0; the SpMV step
      * then gives n = A u0. */
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
@@ -837,7 +849,7 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         MPI_Request req = MPI_REQUEST_NULL;
         st = reduce_local(c, RED_PIPE, v, &nv, st);
         double t0 = MPI_Wtime();
-        if (MPI_Iallreduce(MPI_IN_PLACE, v, nv + 1, MPI_DOUBLE, MPI_SUM, c->comm, &req) != MPI_SUCCESS)
+        if (MPI_Iallreduce(MPI_IN_PLACE, v, nv + 1, dt, op, c->comm, &req) != MPI_SUCCESS)
             return clcg_error(CLCG_ERR_MPI, "MPI_Iallreduce of the dot products failed");
         c->t_allreduce += MPI_Wtime() - t0;
         /* n = A m while the reduction travels (m's ghosts exchanged inside) */
@@ -977,7 +989,7 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
     if (s->fmt == FMT_CSR_ADAPTIVE)
         snprintf(info->format + strlen(info->format), sizeof info->format - strlen(info->format),
                  "(%lld/%lld/%lld rows)", (long long)s->bin_n[0], (long long)s->bin_n[1], (long long)s->bin_n[2]);
-    snprintf(info->variant, sizeof info->variant, "%s", c->variant);
+    snprintf(info->variant, sizeof info->variant, "%s%s", c->variant, c->scale ? ", Jacobi scaled" : "");
     info->ndevices = c->nd;
     info->iterations_run = run;
     info->t_exchange = c->t_exchange;
@@ -1057,13 +1069,15 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         st = clcg_malloc(&c.hp, (size_t)p->A.ncols + 1, sizeof *c.hp, "host copy of p");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 
-    /* Jacobi on one device in the fused form: CG on D^-1/2 A D^-1/2 instead, the same iterates
-     * (x = D^-1/2 y) without gathering D^-1 in the SpMV; r'r is weighed back to the original
-     * residual.  Several devices or ranks keep the explicit preconditioner. */
-    /* auto: the fused standard form on one device, else one reduction point per iteration
-     * (measured fastest on 2 GPUs, bench/RESULTS.md) */
-    c.variant = strcmp(o->variant, "auto") ? o->variant : c.size == 1 && c.nd == 1 ? "standard" : "single-reduction";
-    if (c.jacobi && c.size == 1 && c.nd == 1 && !strcmp(c.variant, "standard") && !getenv("CLCG_NO_SCALING")) {
+    /* auto: standard everywhere.  With double-double dot products its iterates are the
+     * same bits on any number of ranks and devices (and in the host reference); the
+     * single-reduction form saves one MPI_Allreduce per iteration (2 % on 2 GPUs,
+     * bench/RESULTS.md) but rounds differently, so it is asked for by name. */
+    c.variant = strcmp(o->variant, "auto") ? o->variant : "standard";
+    /* --jacobi-scaled, one device, fused form: CG on D^-1/2 A D^-1/2 instead, the same
+     * iterates in exact arithmetic (x = D^-1/2 y) without gathering D^-1 in the SpMV; r'r is
+     * weighed back to the original residual.  Otherwise the explicit preconditioner. */
+    if (c.jacobi && o->jacobi_scaled && c.size == 1 && c.nd == 1 && !strcmp(c.variant, "standard")) {
         st = clcg_malloc(&c.scale, (size_t)p->A.nrows + 1, sizeof *c.scale, "Jacobi scaling");
         if (st == CLCG_OK)
             st = clcg_diag_inv_ref(&p->A, c.scale);

@@ -15,6 +15,48 @@ clcg_status clcg_allreduce_sum(MPI_Comm comm, double *v, int count)
     return CLCG_OK;
 }
 
+static MPI_Datatype dd_type = MPI_DATATYPE_NULL;
+static MPI_Op dd_op = MPI_OP_NULL;
+
+static void dd_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    const double *a = in;
+    double *b = inout;
+    (void)type;
+    for (int i = 0; i < *len; i++)
+        clcg_dd_add(b + 2 * i, a + 2 * i);
+}
+
+clcg_status clcg_dd_mpi(MPI_Datatype *type, MPI_Op *op)
+{
+    if (dd_op == MPI_OP_NULL) {
+        if (MPI_Type_contiguous(2, MPI_DOUBLE, &dd_type) != MPI_SUCCESS || MPI_Type_commit(&dd_type) != MPI_SUCCESS ||
+            MPI_Op_create(dd_sum, 1, &dd_op) != MPI_SUCCESS)
+            return clcg_error(CLCG_ERR_MPI, "cannot create the double-double MPI reduction");
+    }
+    *type = dd_type;
+    *op = dd_op;
+    return CLCG_OK;
+}
+
+clcg_status clcg_allreduce_dd(MPI_Comm comm, double *v, int npairs)
+{
+    MPI_Datatype t;
+    MPI_Op op;
+    CLCG_CALL(clcg_dd_mpi(&t, &op));
+    if (MPI_Allreduce(MPI_IN_PLACE, v, npairs, t, op, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce failed");
+    return CLCG_OK;
+}
+
+void clcg_allreduce_dd_free(void)
+{
+    if (dd_op != MPI_OP_NULL)
+        MPI_Op_free(&dd_op);
+    if (dd_type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&dd_type);
+}
+
 clcg_status clcg_true_residual(const clcg_csr *A, clcg_halo *h, const double *b, double *x,
                                double *rel)
 {
@@ -44,7 +86,7 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
     double *r = NULL, *z = NULL, *p = NULL, *q = NULL, *dinv = NULL;
     clcg_status st = CLCG_OK;
     int rank;
-    double t0 = MPI_Wtime(), s[2];
+    double t0 = MPI_Wtime(), s[4];
 
     MPI_Comm_rank(h->comm, &rank);
     memset(res, 0, sizeof *res);
@@ -67,13 +109,13 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
     if (dinv)
         clcg_jacobi_ref(n, dinv, r, z);
     memcpy(p, z, (size_t)n * sizeof *p);
-    s[0] = clcg_dot_ref(n, b, b);
-    s[1] = clcg_dot_ref(n, r, z);
-    CLCG_CHECK(st, clcg_allreduce_sum(h->comm, s, 2), done);
+    clcg_dot_dd(n, b, b, s);
+    clcg_dot_dd(n, r, z, s + 2);
+    CLCG_CHECK(st, clcg_allreduce_dd(h->comm, s, 2), done);
     res->bnorm = sqrt(s[0]);
-    double rz = s[1];
-    s[0] = clcg_dot_ref(n, r, r);
-    CLCG_CHECK(st, clcg_allreduce_sum(h->comm, s, 1), done);
+    double rz = s[2];
+    clcg_dot_dd(n, r, r, s);
+    CLCG_CHECK(st, clcg_allreduce_dd(h->comm, s, 1), done);
     double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0;
     double rnorm = sqrt(s[0]);
     res->rel_residual = rnorm / bnorm;
@@ -98,8 +140,8 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
         }
         CLCG_CHECK(st, clcg_halo_exchange(h, p), done);
         clcg_spmv_ref(A, p, q);
-        s[0] = clcg_dot_ref(n, p, q);
-        CLCG_CHECK(st, clcg_allreduce_sum(h->comm, s, 1), done);
+        clcg_dot_dd(n, p, q, s);
+        CLCG_CHECK(st, clcg_allreduce_dd(h->comm, s, 1), done);
         double pq = s[0];
         if (!isfinite(pq)) {
             res->outcome = CLCG_DIVERGED_NANORINF;
@@ -115,12 +157,12 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
         res->iterations = k + 1;
         if (dinv)
             clcg_jacobi_ref(n, dinv, r, z);
-        s[0] = clcg_dot_ref(n, r, r);
-        s[1] = clcg_dot_ref(n, r, z);
-        CLCG_CHECK(st, clcg_allreduce_sum(h->comm, s, 2), done);
+        clcg_dot_dd(n, r, r, s);
+        clcg_dot_dd(n, r, z, s + 2);
+        CLCG_CHECK(st, clcg_allreduce_dd(h->comm, s, 2), done);
         res->rel_residual = sqrt(s[0]) / bnorm;
-        double beta = s[1] / rz;
-        rz = s[1];
+        double beta = s[2] / rz;
+        rz = s[2];
         clcg_xpay_ref(n, z, beta, p);
     }
     res->solve_time = MPI_Wtime() - t0;

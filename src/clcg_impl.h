@@ -4,6 +4,8 @@
 
 #include "clcg.h"
 
+#include <math.h>
+
 /* ---- communication plan for the ghost entries of p (built once) ---- */
 typedef enum { CLCG_EXCHANGE_ALLGATHER = 0, CLCG_EXCHANGE_NEEDED, CLCG_EXCHANGE_NEIGHBOR } clcg_exchange;
 
@@ -70,9 +72,30 @@ typedef struct {
 clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double *x,
                         const clcg_solve_opts *o, clcg_solve_result *res);
 
+/* Sums of products in double-double: d[0] + d[1] is the sum, |d[1]| <= ulp(d[0])/2.
+ * Every dot product (host and device, see cl/common.cl) is summed this way, so its
+ * rounded value d[0] does not depend on the order of the additions: the same bits for
+ * any launch shape, device count, rank count, and in the reference. */
+static inline void clcg_dd_add(double *a, const double *b)
+{
+    const double s = a[0] + b[0], v = s - a[0];
+    double e = (a[0] - (s - v)) + (b[0] - v);
+    e += a[1] + b[1];
+    const double h = s + e;
+    a[0] = isfinite(s) ? h : s;   /* an infinite sum stays infinite, not NaN */
+    a[1] = isfinite(s) ? e - (h - s) : 0.0;
+}
+
+static inline void clcg_dd_acc(double *a, double t)
+{
+    const double b[2] = {t, 0.0};
+    clcg_dd_add(a, b);
+}
+
 /* Reference kernels (never optimized: the test oracle). */
 void clcg_spmv_ref(const clcg_csr *A, const double *x, double *y);
 double clcg_dot_ref(int64_t n, const double *x, const double *y);
+void clcg_dot_dd(int64_t n, const double *x, const double *y, double *d);
 void clcg_axpy_ref(int64_t n, double a, const double *x, double *y);
 void clcg_xpay_ref(int64_t n, const double *x, double a, double *y);
 void clcg_jacobi_ref(int64_t n, const double *dinv, const double *r, double *z);
@@ -81,6 +104,12 @@ clcg_status clcg_diag_inv_ref(const clcg_csr *A, double *dinv);
 /* Global reductions with an error flag carried along, so a fault on one rank is
  * seen by all at the next collective. */
 clcg_status clcg_allreduce_sum(MPI_Comm comm, double *v, int count);
+/* v[0..2*npairs): (hi, lo) pairs summed over the ranks in double-double (in place);
+ * identical on every rank. */
+clcg_status clcg_allreduce_dd(MPI_Comm comm, double *v, int npairs);
+/* The MPI datatype (two doubles) and sum operation used by clcg_allreduce_dd. */
+clcg_status clcg_dd_mpi(MPI_Datatype *type, MPI_Op *op);
+void clcg_allreduce_dd_free(void);
 
 /* ||b - A x|| / ||b|| over all ranks (x with room for ghosts; exchanged inside). */
 clcg_status clcg_true_residual(const clcg_csr *A, clcg_halo *h, const double *b, double *x,

@@ -130,6 +130,7 @@ int main(int argc, char **argv)
         code = fail(comm, st);
         clcg_solve_info_free(&info);
         clcg_problem_free(&p);
+        clcg_allreduce_dd_free();
         MPI_Finalize();
         return code;
     }
@@ -149,6 +150,7 @@ int main(int argc, char **argv)
     }
     clcg_solve_info_free(&info);
     clcg_problem_free(&p);
+    clcg_allreduce_dd_free();
     MPI_Finalize();
     return code;
 }

@@ -209,7 +209,7 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
 
     /* vectors: x, r, p[2] hold ghosts; partial sums sized for the largest launch */
     const size_t vb = (size_t)s->ncols * sizeof(double), ob = (size_t)(n ? n : 1) * sizeof(double);
-    const size_t pb = s->nparts * 2 * sizeof(double);
+    const size_t pb = s->nparts * 2 * sizeof(cl_double2);   /* (hi, lo) pairs, two regions */
     CLCG_CHECK(st, buf_from(s, NULL, vb, "vector x", &s->x), out);
     CLCG_CHECK(st, buf_from(s, NULL, ob, "vector r", &s->r), out);
     CLCG_CHECK(st, buf_from(s, NULL, ob, "vector q", &s->q), out);
@@ -223,8 +223,8 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
     }
     CLCG_CHECK(st, buf_from(s, NULL, 8 * sizeof(double), "reductions", &s->red), out);
     for (int i = 0; i < 2; i++)
-        CLCG_CHECK(st, buf_from(s, NULL, sizeof(double), "reduced values", &s->g_rz[i]), out);
-    CLCG_CHECK(st, buf_from(s, NULL, sizeof(double), "reduced values", &s->g_pq), out);
+        CLCG_CHECK(st, buf_from(s, NULL, sizeof(cl_double2), "reduced values", &s->g_rz[i]), out);
+    CLCG_CHECK(st, buf_from(s, NULL, sizeof(cl_double2), "reduced values", &s->g_pq), out);
     CLCG_CHECK(st, buf_from(s, NULL, S_COUNT * sizeof(double), "solver scalars", &s->scal), out);
     for (int i = 0; i < 2; i++)
         CLCG_CHECK(st, clcg_cl_fail_if(clEnqueueFillBuffer(s->dev.queue, s->p[i], &zero, sizeof zero, 0, vb, 0,

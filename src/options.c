@@ -27,9 +27,11 @@ static const char usage_text[] =
     "      --rtol X               stop when ||r||/||b|| <= X (default 1e-8)\n"
     "      --max-iterations N     iteration limit (default 10000)\n"
     "      --precond none|jacobi  preconditioner (default jacobi)\n"
+    "      --jacobi-scaled        one device: run Jacobi as CG on D^-1/2 A D^-1/2 (fewer\n"
+    "                             memory passes; the same iterates up to rounding)\n"
     "      --reference            solve with the host reference code (no OpenCL)\n"
     "      --variant auto|standard|single-reduction|pipelined  CG variant (default auto:\n"
-    "                             fused standard on one device, else single-reduction)\n"
+    "                             standard, the same iterates on any number of ranks)\n"
     "Devices:\n"
     "      --list-devices         list OpenCL platforms and devices, then stop\n"
     "      --device-type gpu|cpu|all  (default: GPUs if there are any, else CPUs)\n"
@@ -59,7 +61,7 @@ enum {
     OPT_WRITE_MATRIX, OPT_NO_SYMCHECK, OPT_REFERENCE, OPT_LIST_DEVICES, OPT_DEVICE_TYPE,
     OPT_PLATFORM, OPT_DEVICE, OPT_DEVICES_PER_RANK, OPT_JSON, OPT_PROFILE, OPT_EXCHANGE,
     OPT_FORMAT, OPT_VARIANT, OPT_TUNE, OPT_TUNE_CACHE, OPT_NO_TUNE, OPT_LOAD_ONLY, OPT_REPEAT,
-    OPT_WRITE_BINARY
+    OPT_WRITE_BINARY, OPT_JACOBI_SCALED
 };
 
 static const struct option long_opts[] = {
@@ -92,6 +94,7 @@ static const struct option long_opts[] = {
     {"no-tune", no_argument, 0, OPT_NO_TUNE},
     {"load-only", no_argument, 0, OPT_LOAD_ONLY},
     {"repeat", required_argument, 0, OPT_REPEAT},
+    {"jacobi-scaled", no_argument, 0, OPT_JACOBI_SCALED},
     {0, 0, 0, 0}};
 
 static clcg_status parse_int(const char *opt, const char *s, long long lo, long long hi, int64_t *v)
@@ -211,6 +214,7 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
             o->variant = variant_names[choice];
             break;
         case OPT_TUNE: o->tune = 1; break;
+        case OPT_JACOBI_SCALED: o->jacobi_scaled = 1; break;
         case OPT_TUNE_CACHE: o->tune_cache = optarg; break;
         case OPT_NO_TUNE: o->no_tune = 1; break;
         case OPT_LOAD_ONLY: o->load_only = 1; break;

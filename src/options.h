@@ -33,6 +33,7 @@ typedef struct {
     int no_tune;               /* --no-tune: built-in defaults only */
     int load_only;             /* --load-only: read, partition, set up, report times */
     int repeat;                /* --repeat N: solve N times (benchmarks) */
+    int jacobi_scaled;         /* --jacobi-scaled: Jacobi as CG on D^-1/2 A D^-1/2 (one device) */
 } clcg_options;
 
 /* Parse argv (every rank does it).  Returns CLCG_OK, CLCG_ERR_USAGE with a message, or

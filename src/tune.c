@@ -105,7 +105,7 @@ static clcg_status time_shape(clcg_slice *s, cl_command_queue q, int kid, const 
     double d[REPS];
     size_t g = L->wg * L->ng, l = L->wg;
     int local_arg = kid == K_SPMV ? (s->fmt == FMT_CSR_VECTOR || s->fmt == FMT_SELL ? 10 : 9) : 14;
-    CLCG_CL(clSetKernelArg(k, (cl_uint)local_arg, L->wg * sizeof(double), NULL));
+    CLCG_CL(clSetKernelArg(k, (cl_uint)local_arg, L->wg * sizeof(cl_double2), NULL));
     CLCG_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL));
     for (int r = 0; r < REPS; r++)
         CLCG_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, &ev[r]));
@@ -179,8 +179,9 @@ clcg_status clcg_tune(clcg_slice *s, const char *cache, int force, int jacobi, c
     const size_t ob = (size_t)(s->nrows ? s->nrows : 1) * sizeof(double);
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->q, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->r, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
-    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->g_pq, CL_TRUE, 0, sizeof one, &one, 0, NULL, NULL));
-    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->g_rz[0], CL_TRUE, 0, sizeof zero, &zero, 0, NULL, NULL));
+    const double one2[2] = {one, 0.0}, zero2[2] = {0.0, 0.0};   /* (hi, lo) pairs */
+    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->g_pq, CL_TRUE, 0, sizeof one2, one2, 0, NULL, NULL));
+    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->g_rz[0], CL_TRUE, 0, sizeof zero2, zero2, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->scal, &zero, sizeof zero, 0, S_COUNT * sizeof(double), 0, NULL, NULL));
     {
         cl_kernel k = s->k[K_SPMV];

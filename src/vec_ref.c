@@ -1,13 +1,20 @@
 /* Vector operations on the local part (reference versions, the test oracle):
- * dot = x'y, y = a*x + y (axpy), y = x + a*y (xpay), z = D^-1 r (Jacobi). */
+ * dot = x'y (summed in double-double, see clcg_impl.h), y = a*x + y (axpy),
+ * y = x + a*y (xpay), z = D^-1 r (Jacobi). */
 #include "clcg_impl.h"
+
+void clcg_dot_dd(int64_t n, const double *x, const double *y, double *d)
+{
+    d[0] = d[1] = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        clcg_dd_acc(d, x[i] * y[i]);
+}
 
 double clcg_dot_ref(int64_t n, const double *x, const double *y)
 {
-    double s = 0.0;
-    for (int64_t i = 0; i < n; i++)
-        s += x[i] * y[i];
-    return s;
+    double d[2];
+    clcg_dot_dd(n, x, y, d);
+    return d[0];
 }
 
 void clcg_axpy_ref(int64_t n, double a, const double *x, double *y)

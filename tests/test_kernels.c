@@ -24,7 +24,9 @@
 /* GUARD entries after every buffer (more than the largest local size, so a work-group
  * running past the end stays inside them); index buffers are padded so that rows past
  * the end are empty. */
-enum { NPARTS = 256, PART_OFF = 5, SHOW = 3, GUARD = 256 };
+/* Partial sums are (hi, lo) pairs (double-double, see cl/common.cl): NPARTS doubles hold
+ * NPARTS / 2 of them, and part offsets count pairs. */
+enum { NPARTS = 512, PART_OFF = 5, SHOW = 3, GUARD = 256 };
 
 static clcg_dev dev;
 static int stuck;   /* a launch never finished: the queue is blocked, nothing more runs */
@@ -210,10 +212,10 @@ static void am(argset *a, cl_mem m)
     CL(clSetKernelArg(a->k, a->i++, sizeof m, m ? &m : NULL));
 }
 
-/* local memory of wg doubles */
+/* local memory of wg (hi, lo) pairs */
 static void al(argset *a, size_t wg)
 {
-    CL(clSetKernelArg(a->k, a->i++, wg * sizeof(double), NULL));
+    CL(clSetKernelArg(a->k, a->i++, wg * sizeof(cl_double2), NULL));
 }
 
 /* Run k and wait at most HANG_SECONDS: a kernel that never finishes becomes a failed
@@ -330,6 +332,34 @@ static double sum(int64_t n, const double *v)
     return s;
 }
 
+/* Sum of the n (hi, lo) pairs in v, in double-double; its rounded value. */
+static double psum(int64_t n, const double *v)
+{
+    double s[2] = {0.0, 0.0};
+    for (int64_t i = 0; i < n; i++)
+        clcg_dd_add(s, v + 2 * i);
+    return s[0];
+}
+
+/* n partial sums v as (v[i], 0) pairs in a new buffer / into m */
+static void pput(cl_mem m, size_t n, const double *v)
+{
+    double *t = xmalloc(2 * n + 1, sizeof *t);
+    for (size_t i = 0; i < n; i++) {
+        t[2 * i] = v[i];
+        t[2 * i + 1] = 0.0;
+    }
+    put(m, 2 * n, t);
+    free(t);
+}
+
+static cl_mem pbuf_from(size_t n, const double *v)
+{
+    cl_mem m = dbuf(2 * n);
+    pput(m, n, v);
+    return m;
+}
+
 static double abs_sum(int64_t n, const double *v)
 {
     double s = 0.0;
@@ -338,10 +368,6 @@ static double abs_sum(int64_t n, const double *v)
     return s;
 }
 
-static double norm2(int64_t n, const double *v)
-{
-    return sqrt(clcg_dot_ref(n, v, v));
-}
 
 /* ---- test matrices: random values in [-1,1), row lengths chosen by the caller ---- */
 
@@ -653,8 +679,8 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
         else if (memcmp(q0, q, (size_t)n * sizeof *q) != 0)
             same = 0;
         snprintf(what, sizeof what, "sum part[0..%zu) (wg %zu)", L->ng, L->wg);
-        if (!close_to(what, sum((int64_t)L->ng, part), pq, pq_tol) ||
-            touched("part", (int64_t)L->ng, NPARTS, part) + guard_broken("part", bpart, NPARTS) != 0)
+        if (!close_to(what, psum((int64_t)L->ng, part), pq, pq_tol) ||
+            touched("part", 2 * (int64_t)L->ng, NPARTS, part) + guard_broken("part", bpart, NPARTS) != 0)
             bad_pq++;
 
         /* every third row, partial sums at PART_OFF */
@@ -676,8 +702,8 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
             }
         }
         snprintf(what, sizeof what, "rows list: sum part[%d..%d) (wg %zu)", PART_OFF, PART_OFF + (int)L->ng, L->wg);
-        if (!close_to(what, sum((int64_t)L->ng, part + PART_OFF), pq_sub, sub_tol) ||
-            touched("part", 0, PART_OFF, part) + touched("part", PART_OFF + (int64_t)L->ng, NPARTS, part) != 0)
+        if (!close_to(what, psum((int64_t)L->ng, part + 2 * PART_OFF), pq_sub, sub_tol) ||
+            touched("part", 0, 2 * PART_OFF, part) + touched("part", 2 * (PART_OFF + (int64_t)L->ng), NPARTS, part) != 0)
             bad_rows++;
         bad_rows += guard_broken("rows list: q", bq, (size_t)n) + guard_broken("rows list: part", bpart, NPARTS);
     }
@@ -750,7 +776,7 @@ static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kern
     cl_uint *rows = every_third(n, &nsub);
     cl_mem br = dbuf_from((size_t)n, r), bdinv = dbuf_from((size_t)n, dinv), bpprev = dbuf_from((size_t)n, pprev);
     cl_mem bp = dbuf((size_t)n), bq = dbuf((size_t)n), bpart = dbuf(NPARTS), bscal = dbuf(S_COUNT);
-    cl_mem bcur = dbuf(N_CUR), bprev = dbuf(N_PREV), brr = dbuf(N_RR), brows = ubuf_from((size_t)nsub, rows, (cl_uint)n);
+    cl_mem bcur = dbuf(2 * N_CUR), bprev = dbuf(2 * N_PREV), brr = dbuf(2 * N_RR), brows = ubuf_from((size_t)nsub, rows, (cl_uint)n);
 
     for (size_t c = 0; c < sizeof cg_cases / sizeof cg_cases[0]; c++) {
         const cg_case *cc = &cg_cases[c];
@@ -788,9 +814,9 @@ static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kern
             scal_in[S_STOP] = cc->stop_in;
             scal_in[S_TOL2] = cc->tol2;
             put(bscal, S_COUNT, scal_in);
-            put(bcur, N_CUR, cc->rz_cur);
-            put(bprev, N_PREV, cc->prev_poisoned ? nanv : cc->rz_prev);
-            put(brr, N_RR, cc->rr);
+            pput(bcur, N_CUR, cc->rz_cur);
+            pput(bprev, N_PREV, cc->prev_poisoned ? nanv : cc->rz_prev);
+            pput(brr, N_RR, cc->rr);
             poison(bp, (size_t)n);
             poison(bq, (size_t)n);
             poison(bpart, NPARTS);
@@ -850,7 +876,7 @@ static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kern
                                          listed ? "listed" : "not listed", p[i], pref[i], q[i], qref[i]);
                         }
                     }
-                    bad += touched("part", 0, off, part);
+                    bad += touched("part", 0, 2 * (int64_t)off, part);
                 } else {
                     snprintf(what, sizeof what, "p (wg %zu x %zu)", L->wg, L->ng);
                     bad += mismatches(what, n, p, pref, ptol);
@@ -858,8 +884,8 @@ static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kern
                     bad += mismatches(what, n, q, qref, qtol);
                 }
                 snprintf(what, sizeof what, "sum part[%u..%u) (wg %zu)", off, off + (cl_uint)L->ng, L->wg);
-                bad += !close_to(what, sum((int64_t)L->ng, part + off), pq, pq_tol);
-                bad += touched("part", off + (int64_t)L->ng, NPARTS, part);
+                bad += !close_to(what, psum((int64_t)L->ng, part + 2 * off), pq, pq_tol);
+                bad += touched("part", 2 * (off + (int64_t)L->ng), NPARTS, part);
             }
         }
         tap_ok(bad == 0, "%s: %s", label, cc->name);
@@ -938,7 +964,12 @@ static void test_dot(void)
         snprintf(label, sizeof label, "dot_part + reduce_sum, n=%lld", (long long)n);
         reseed(label);
         double *x = rvec(n, -1.0, 1.0), *y = rvec(n, -1.0, 1.0), part[NPARTS], out[8];
-        const double ref = clcg_dot_ref(n, x, y), tol = 4.0 * (double)n * EPS * norm2(n, x) * norm2(n, y);
+        /* the device sums the same rounded products in double-double: the result is the
+         * host's to within one rounding, whatever the launch shape */
+        double pabs = 0.0;
+        for (int64_t i = 0; i < n; i++)
+            pabs += fabs(x[i] * y[i]);
+        const double ref = clcg_dot_ref(n, x, y), tol = EPS * fabs(ref) + 4.0 * (double)n * EPS * EPS * pabs;
         cl_mem bx = dbuf_from((size_t)n, x), by = dbuf_from((size_t)n, y), bpart = dbuf(NPARTS), bout = dbuf(8);
         for (int t = 0; t < NSHAPES(all_shapes); t++) {
             const shape *L = &all_shapes[t];
@@ -965,14 +996,14 @@ static void test_dot(void)
             get(bpart, NPARTS, part);
             get(bout, 8, out);
             snprintf(what, sizeof what, "x'y (wg %zu x %zu)", L->wg, L->ng);
-            bad += !close_to(what, out[slot], ref, tol);
+            bad += !close_to(what, out[2 * slot], ref, tol);
             snprintf(what, sizeof what, "sum part (wg %zu x %zu)", L->wg, L->ng);
-            bad += !close_to(what, sum((int64_t)L->ng, part), ref, tol);
-            bad += touched("part", (int64_t)L->ng, NPARTS, part);
-            bad += touched("out", 0, slot, out) + touched("out", slot + 1, 8, out);
+            bad += !close_to(what, psum((int64_t)L->ng, part), ref, tol);
+            bad += touched("part", 2 * (int64_t)L->ng, NPARTS, part);
+            bad += touched("out", 0, 2 * slot, out) + touched("out", 2 * slot + 2, 8, out);
             bad += guard_broken("part", bpart, NPARTS) + guard_broken("out", bout, 8);
         }
-        tap_ok(bad == 0, "%s: |d - x'y| <= 4 n eps |x||y| on %d launch shapes, only part[0..ng) and out[%u] written",
+        tap_ok(bad == 0, "%s: d = x'y to one rounding on %d launch shapes, only part[0..ng) and out[%u] written",
                label, NSHAPES(all_shapes), slot);
         release(bx);
         release(by);
@@ -989,8 +1020,11 @@ static void test_dot(void)
         double out[8];
         reseed("reduce_sum of 300 partials");
         double *v = rvec(np, -1.0, 1.0);
-        const double ref = sum(np, v), tol = 4.0 * (double)np * EPS * abs_sum(np, v);
-        cl_mem bv = dbuf_from((size_t)np, v), bout = dbuf(8);
+        double exact[2] = {0.0, 0.0};
+        for (int64_t i = 0; i < np; i++)
+            clcg_dd_acc(exact, v[i]);
+        const double ref = exact[0], tol = EPS * fabs(ref) + 4.0 * (double)np * EPS * EPS * abs_sum(np, v);
+        cl_mem bv = pbuf_from((size_t)np, v), bout = dbuf(8);
         for (int t = 0; t < NSHAPES(few_shapes); t++) {
             const shape one = {few_shapes[t].wg, 1};
             if (!shape_fits(&one))
@@ -1004,7 +1038,7 @@ static void test_dot(void)
             al(&b, one.wg);
             launch(kr, &one);
             get(bout, 8, out);
-            bad += !close_to("sum", out[0], ref, tol) + touched("out", 1, 8, out) + guard_broken("out", bout, 8);
+            bad += !close_to("sum", out[0], ref, tol) + touched("out", 2, 8, out) + guard_broken("out", bout, 8);
         }
         tap_ok(bad == 0, "reduce_sum of 300 partials with local sizes 32/64/128 (more partials than work-items)");
         release(bv);
@@ -1178,10 +1212,10 @@ static void test_residual_init(void)
                 snprintf(what, sizeof what, "r (wg %zu x %zu)", L->wg, L->ng);
                 bad += mismatches(what, n, got, want, tol);
                 snprintf(what, sizeof what, "r'z (wg %zu x %zu)", L->wg, L->ng);
-                bad += !close_to(what, sum((int64_t)L->ng, prz), rz, rz_tol);
+                bad += !close_to(what, psum((int64_t)L->ng, prz), rz, rz_tol);
                 snprintf(what, sizeof what, "r'r (wg %zu x %zu)", L->wg, L->ng);
-                bad += !close_to(what, sum((int64_t)L->ng, prr), rr, rr_tol);
-                bad += touched("part_rz", (int64_t)L->ng, NPARTS, prz) + touched("part_rr", (int64_t)L->ng, NPARTS, prr);
+                bad += !close_to(what, psum((int64_t)L->ng, prr), rr, rr_tol);
+                bad += touched("part_rz", 2 * (int64_t)L->ng, NPARTS, prz) + touched("part_rr", 2 * (int64_t)L->ng, NPARTS, prr);
                 bad += guard_broken("r", br, (size_t)n) + guard_broken("part_rz", brz, NPARTS) +
                        guard_broken("part_rr", brr, NPARTS);
             }
@@ -1323,8 +1357,8 @@ static void test_update_xr(void)
                 scal_in[j] = SENTINEL;
             scal_in[S_STOP] = xc->stop_in;
             cl_mem bx = dbuf((size_t)n), br = dbuf((size_t)n), bp = dbuf_from((size_t)n, p);
-            cl_mem bq = dbuf_from((size_t)n, q), bd = dbuf_from((size_t)n, d), bpq = dbuf_from(3, xc->pq);
-            cl_mem brzin = dbuf_from(2, xc->rz), brz = dbuf(NPARTS), brr = dbuf(NPARTS), bscal = dbuf(S_COUNT);
+            cl_mem bq = dbuf_from((size_t)n, q), bd = dbuf_from((size_t)n, d), bpq = pbuf_from(3, xc->pq);
+            cl_mem brzin = pbuf_from(2, xc->rz), brz = dbuf(NPARTS), brr = dbuf(NPARTS), bscal = dbuf(S_COUNT);
             for (int t = 0; t < NSHAPES(all_shapes); t++) {
                 const shape *L = &all_shapes[t];
                 char what[64];
@@ -1386,11 +1420,11 @@ static void test_update_xr(void)
                     bad += !close_to("scal[S_ALPHA]", scal[S_ALPHA], alpha, 8.0 * EPS * fabs(alpha));
                     bad += !close_to("scal[S_PQ]", scal[S_PQ], pq, 8.0 * EPS * abs_sum(3, xc->pq));
                     snprintf(what, sizeof what, "new r'z (wg %zu x %zu)", L->wg, L->ng);
-                    bad += !close_to(what, sum((int64_t)L->ng, prz), srz, rz_tol);
+                    bad += !close_to(what, psum((int64_t)L->ng, prz), srz, rz_tol);
                     snprintf(what, sizeof what, "new r'r (wg %zu x %zu)", L->wg, L->ng);
-                    bad += !close_to(what, sum((int64_t)L->ng, prr), srr, rr_tol);
-                    bad += touched("part_rz", (int64_t)L->ng, NPARTS, prz) +
-                           touched("part_rr", (int64_t)L->ng, NPARTS, prr);
+                    bad += !close_to(what, psum((int64_t)L->ng, prr), srr, rr_tol);
+                    bad += touched("part_rz", 2 * (int64_t)L->ng, NPARTS, prz) +
+                           touched("part_rr", 2 * (int64_t)L->ng, NPARTS, prr);
                 }
             }
             tap_ok(bad == 0, "%s, %d launch shapes", label, NSHAPES(all_shapes));
@@ -1548,8 +1582,8 @@ static void test_updates(void)
                     for (int j = 0; j < U->nsum; j++) {
                         get(bs[j], NPARTS, parts);
                         snprintf(what, sizeof what, "%s (wg %zu x %zu)", U->sums[j], L->wg, L->ng);
-                        bad += !close_to(what, sum((int64_t)L->ng, parts), sums[j], (4.0 * (double)n + 16.0) * EPS * sabs[j]);
-                        bad += touched(U->sums[j], (int64_t)L->ng, NPARTS, parts) + guard_broken(what, bs[j], NPARTS);
+                        bad += !close_to(what, psum((int64_t)L->ng, parts), sums[j], (4.0 * (double)n + 16.0) * EPS * sabs[j]);
+                        bad += touched(U->sums[j], 2 * (int64_t)L->ng, NPARTS, parts) + guard_broken(what, bs[j], NPARTS);
                     }
                 }
                 tap_ok(bad == 0, "%s: %s, 3 launch shapes", label, U->what);
@@ -1617,7 +1651,7 @@ static void test_check_stop(void)
             scal_in[j] = SENTINEL;
         scal_in[S_STOP] = cases[c].stop_in;
         scal_in[S_TOL2] = cases[c].tol2;
-        cl_mem brr = dbuf_from(NRR, rr), brz = dbuf_from(NRZ, rz), bscal = dbuf(S_COUNT);
+        cl_mem brr = pbuf_from(NRR, rr), brz = pbuf_from(NRZ, rz), bscal = dbuf(S_COUNT);
         for (int t = 0; t < NSHAPES(few_shapes); t++) {
             const shape one = {few_shapes[t].wg, 1};
             if (!shape_fits(&one))
