@@ -1,6 +1,6 @@
 #!/bin/bash
 # CG on 3D Poisson problems and a random matrix with power-law rows: clcg-mpi (untuned and
-# autotuned, with and without Jacobi), its SpMV in every storage form, and
+# autotuned, with and without Jacobi, explicit and scaled), its SpMV in every storage form, and
 # CuPy's cg / cuSPARSE SpMV on the same matrices, in one device call; a table last.
 # usage: bench/gpu_bench.sh OUTDIR [SIZES]     (run in a built tree on the GPU machine)
 set -u
@@ -13,9 +13,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${CLCG_BIN:-./clcg-mpi}
 { date -u; uname -n; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null; } >"$out/machine.txt"
 for n in $sizes; do
-  for pc in none jacobi; do
+  for pc in none jacobi jacobi-scaled; do
     for tune in no-tune tune; do
-      cmd="$bin --generate poisson3d:$n --precond $pc --rtol 1e-30 --max-iterations $its --repeat $reps --profile --$tune --tune-cache $out/tune.txt --json $out/clcg-$n-$pc-$tune.json"
+      popt="--precond $pc"
+      [ $pc = jacobi-scaled ] && popt="--precond jacobi --jacobi-scaled"
+      cmd="$bin --generate poisson3d:$n $popt --rtol 1e-30 --max-iterations $its --repeat $reps --profile --$tune --tune-cache $out/tune.txt --json $out/clcg-$n-$pc-$tune.json"
       echo "\$ $cmd" >"$out/clcg-$n-$pc-$tune.txt"
       $cmd >>"$out/clcg-$n-$pc-$tune.txt" 2>&1
     done
