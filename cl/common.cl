@@ -48,13 +48,14 @@ inline dsum dd_add(dsum a, dsum b)
     return isfinite(s) ? (dsum)(h, e - (h - s)) : (dsum)(s, 0);
 }
 
+/* a + t for a running sum: the rounding error of each addition (TwoSum) is gathered in
+ * .y, off the dependency chain of .x, and the pair is left unnormalized (dd_add, which
+ * every pair passes through before it is used, normalizes it; an infinite .x with a NaN
+ * .y becomes (inf, 0) there). */
 inline dsum dd_acc(dsum a, real t)
 {
     const real s = a.x + t, v = s - a.x;
-    real e = (a.x - (s - v)) + (t - v);
-    e += a.y;
-    const real h = s + e;
-    return isfinite(s) ? (dsum)(h, e - (h - s)) : (dsum)(s, 0);
+    return (dsum)(s, a.y + ((a.x - (s - v)) + (t - v)));
 }
 
 #define DSUM0 ((dsum)(0, 0))

@@ -60,9 +60,12 @@ kernel void residual_init(uint n, global const real *b, global const real *q, gl
     for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
         real ri = b[i] - q[i];
         r[i] = ri;
-        rz = dd_acc(rz, ri * zval(r, dinv, i));
         rr = dd_acc(rr, wrr ? wrr[i] * ri * ri : ri * ri);
+        if (dinv || wrr)
+            rz = dd_acc(rz, ri * zval(r, dinv, i));
     }
+    if (!dinv && !wrr)   /* z = r: r'z is r'r */
+        rz = rr;
     rz = group_sum(rz, buf);
     rr = group_sum(rr, buf);
     if (get_local_id(0) == 0) {
@@ -104,9 +107,12 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
         x[i] += alpha * p[i];
         real ri = r[i] - alpha * q[i];
         r[i] = ri;
-        srz = dd_acc(srz, ri * zval(r, dinv, i));
         srr = dd_acc(srr, wrr ? wrr[i] * ri * ri : ri * ri);
+        if (dinv || wrr)
+            srz = dd_acc(srz, ri * zval(r, dinv, i));
     }
+    if (!dinv && !wrr)   /* z = r: r'z is r'r */
+        srz = srr;
     srz = group_sum(srz, buf);
     srr = group_sum(srr, buf);
     if (go && get_local_id(0) == 0) {
