@@ -58,8 +58,9 @@ static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, 
                                                        (size_t)s.ncols * sizeof(double), 0, NULL, NULL), "fill"), out);
     (void)zero;
     cl_kernel k = s.k[K_SPMV];
-    cl_uint n = (cl_uint)s.nrows, off = 0, v = fmt == FMT_SELL ? s.C : s.vs;
-    st = clcg_cl_fail_if(clSetKernelArg(k, 0, sizeof n, &n) | clSetKernelArg(k, 1, sizeof(cl_mem), NULL) |
+    cl_uint n = (cl_uint)(fmt == FMT_CSR_STREAM ? s.nblk : s.nrows), off = 0, v = fmt == FMT_SELL ? s.C : s.vs;
+    st = clcg_cl_fail_if(clSetKernelArg(k, 0, sizeof n, &n) |
+                         clSetKernelArg(k, 1, sizeof(cl_mem), fmt == FMT_CSR_STREAM ? &s.blk : NULL) |
                          clSetKernelArg(k, 2, sizeof(cl_mem), &s.ptr) | clSetKernelArg(k, 3, sizeof(cl_mem), &s.col) |
                          clSetKernelArg(k, 4, sizeof(cl_mem), &s.val) | clSetKernelArg(k, 5, sizeof(cl_mem), &s.p[0]) |
                          clSetKernelArg(k, 6, sizeof(cl_mem), &s.q) | clSetKernelArg(k, 7, sizeof(cl_mem), &s.part_pq) |
@@ -182,8 +183,8 @@ int main(int argc, char **argv)
     printf("| device | format | local x groups | us | GB/s (12 nnz + 20 n) |\n| --- | --- | --- | --- | --- |\n");
     unsigned vs = 2;
     clcg_fmt autof = clcg_format_choose(&A, "auto", &list[0], &vs);
-    const clcg_fmt fmts[] = {FMT_CSR_SCALAR, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE};
-    for (int f = 0; f < 4; f++)
+    const clcg_fmt fmts[] = {FMT_CSR_SCALAR, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE, FMT_CSR_STREAM};
+    for (int f = 0; f < 5; f++)
         if (run(&A, &list[0], fmts[f], vs, tune) != CLCG_OK) {
             fprintf(stderr, "bench_spmv: %s\n", clcg_error_message());
             clcg_error_clear();

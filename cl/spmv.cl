@@ -1,6 +1,7 @@
-/* q = A*p for the rows this device owns, with the partial sums of p'q, in three storage
+/* q = A*p for the rows this device owns, with the partial sums of p'q, in four storage
  * forms: CSR scalar (one work-item per row), CSR vector (a team of VS work-items per
- * row, for long rows) and SELL-C (slices of C rows stored column by column).
+ * row, for long rows), SELL-C (slices of C rows stored column by column) and CSR stream
+ * (blocks of rows with a bounded number of entries, for rows of widely varying length).
  *
  * This file is compiled twice (see src/ocl_program.c):
  *   CLCG_FUSED == 0: kernels *_dot read p as it is (ghosts already exchanged).
@@ -13,14 +14,17 @@
 #define P_ARGS global const real *r, global const real *dinv, global const real *pprev, \
                global real *p, global const dsum *rz_cur, uint n_cur,                  \
                global const dsum *rz_prev, uint n_prev, global const dsum *rr_cur,      \
-               uint n_rr, uint first, global real *scal, uint its
+               uint n_rr, uint first, global real *scal, uint its, global dsum *rz_out
 #define FETCH(j) (zval(r, dinv, (j)) + beta * pprev[(j)])
 #define STORE_P(i, v) (p[(i)] = (v))
 /* stop test and beta; every group computes the same values from the same partials.
- * Every work-item reaches every barrier: a stopped solver skips the work only. */
+ * Every work-item reaches every barrier: a stopped solver skips the work only.  r'z goes
+ * to rz_out (unless NULL) as a (hi, lo) pair: the next kernels read it there as one
+ * partial sum instead of adding up all of them again. */
 #define PROLOGUE                                                                       \
     const int live = scal[S_STOP] == 0;                                                \
-    const real rz = sum_parts(rz_cur, n_cur, buf);                                     \
+    const dsum rzd = sum_parts_dd(rz_cur, n_cur, buf);                                 \
+    const real rz = rzd.x;                                                             \
     const real rr = sum_parts(rr_cur, n_rr, buf);                                      \
     const real rzp = sum_parts(rz_prev, n_prev, buf); /* unused when first */          \
     real stop = 0;                                                                     \
@@ -33,6 +37,8 @@
     if (live && get_global_id(0) == 0) {                                               \
         scal[S_RR] = rr;                                                               \
         scal[S_RZ] = rz;                                                               \
+        if (rz_out)                                                                    \
+            rz_out[0] = rzd;                                                           \
         if (stop != 0) {                                                               \
             scal[S_ITS] = its;                                                         \
             scal[S_STOP] = stop;                                                       \
@@ -134,6 +140,104 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
         STORE_P(i, pi);
         q[i] = s;
         spq = dd_acc(spq, pi * s);
+    }
+    spq = group_sum(spq, buf);
+    if (go && get_local_id(0) == 0)
+        part[part_off + get_group_id(0)] = spq;
+}
+
+/* CSR stream (row blocks): the host cuts the rows into blocks, each either a run of whole
+ * rows with at most STREAM_CAP entries in all, or one longer row.  A work-group takes a
+ * block: its entries' products val*p are read in one coalesced sweep into local memory,
+ * then summed per row, by one work-item per row (in entry order, as the reference does)
+ * when the block holds many rows, else by a team of work-items per row; a long row is
+ * summed in STREAM_LANES strided parts and a tree.  Team sizes and lanes depend on the
+ * block only, so q has the same bits for every launch shape; load balance no longer
+ * depends on the row lengths.  blk[b]..blk[b+1]: the rows of block b (nblk blocks). */
+#ifndef STREAM_CAP
+#define STREAM_CAP 2048
+#endif
+#define STREAM_LANES 256
+#define STREAM_TEAM 32
+kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global const uint *rowptr,
+                                   global const uint *col, global const real *val, P_ARGS,
+                                   global real *q, global dsum *part, uint part_off,
+                                   local dsum *buf)
+{
+    local real lds[STREAM_CAP];
+    PROLOGUE
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    local real *red = (local real *)buf;   /* team sums: one real per work-item */
+    dsum spq = DSUM0;
+    for (uint b = get_group_id(0); go && b < nblk; b += get_num_groups(0)) {
+        const uint rs = blk[b], re = blk[b + 1], nrb = re - rs;
+        const uint k0 = rowptr[rs], k1 = rowptr[re];
+        if (k1 - k0 > STREAM_CAP) {   /* one long row */
+            for (uint v = lid; v < STREAM_LANES; v += wg) {
+                real s = 0;
+                for (uint k = k0 + v; k < k1; k += STREAM_LANES)
+                    s += val[k] * FETCH(col[k]);
+                lds[v] = s;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint w = STREAM_LANES / 2; w > 0; w >>= 1) {
+                for (uint v = lid; v < w; v += wg)
+                    lds[v] += lds[v + w];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (lid == 0) {
+                const real pi = FETCH(rs);
+                STORE_P(rs, pi);
+                q[rs] = lds[0];
+                spq = dd_acc(spq, pi * lds[0]);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            continue;
+        }
+        for (uint k = k0 + lid; k < k1; k += wg)
+            lds[k - k0] = val[k] * FETCH(col[k]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint team = 1;   /* from the block alone: the same in every work-item and launch shape */
+        while (team < STREAM_TEAM && team < wg && team * 2 * nrb <= STREAM_LANES)
+            team *= 2;
+        if (team == 1) {
+            for (uint t = lid; t < nrb; t += wg) {
+                const uint i = rs + t, end = rowptr[i + 1] - k0;
+                real s = 0;
+                for (uint k = rowptr[i] - k0; k < end; k++)
+                    s += lds[k];
+                const real pi = FETCH(i);
+                STORE_P(i, pi);
+                q[i] = s;
+                spq = dd_acc(spq, pi * s);
+            }
+        } else {
+            const uint lane = lid & (team - 1);
+            for (uint base = 0; base < nrb; base += wg / team) {   /* the same passes for all */
+                const uint t = base + lid / team;
+                real s = 0;
+                if (t < nrb) {
+                    const uint end = rowptr[rs + t + 1] - k0;
+                    for (uint k = rowptr[rs + t] - k0 + lane; k < end; k += team)
+                        s += lds[k];
+                }
+                red[lid] = s;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                for (uint w = team / 2; w > 0; w >>= 1) {
+                    if (lane < w)
+                        red[lid] += red[lid + w];
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                }
+                if (t < nrb && lane == 0) {
+                    const uint i = rs + t;
+                    const real pi = FETCH(i);
+                    STORE_P(i, pi);
+                    q[i] = red[lid];
+                    spq = dd_acc(spq, pi * red[lid]);
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
     spq = group_sum(spq, buf);
     if (go && get_local_id(0) == 0)

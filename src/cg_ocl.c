@@ -4,7 +4,8 @@
  *   spmv_*_cg:  stop test on the partial sums of r'r, r'z; p = z + beta p; q = A p; p'q partials
  *   update_xr:  alpha = r'z / p'q; x += alpha p; r -= alpha q; r'z, r'r partials
  * with every scalar kept on the device (each work-group sums the previous kernel's
- * partials itself), so the host only enqueues and reads the stop flag every few
+ * partials itself; r'z, once summed by the SpMV, is kept as one pair for update_xr and
+ * the next SpMV), so the host only enqueues and reads the stop flag every few
  * iterations, without waiting in between.
  *
  * Several ranks or devices: the host path.  Per iteration, update_p; the ghost
@@ -73,6 +74,14 @@ static clcg_status set_spmv_head(cl_kernel k, const clcg_slice *s, cl_uint n, cl
     return CLCG_OK;
 }
 
+/* the head for all the device's rows: csr-stream takes its row blocks instead of a row count */
+static clcg_status set_spmv_all(cl_kernel k, const clcg_slice *s)
+{
+    if (s->fmt == FMT_CSR_STREAM)
+        return set_spmv_head(k, s, (cl_uint)s->nblk, s->blk);
+    return set_spmv_head(k, s, (cl_uint)s->nrows, NULL);
+}
+
 static clcg_status set_spmv_tail(cl_kernel k, int i, const clcg_slice *s, cl_uint part_off)
 {
     ARG(k, i, s->sp_out ? s->sp_out : s->q);
@@ -95,21 +104,22 @@ static clcg_status set_spmv_cg(clcg_slice *s, int par)
 {
     cl_kernel k = s->kcg[par];
     cl_uint nv = (cl_uint)s->vec.ng;
-    CLCG_CALL(set_spmv_head(k, s, (cl_uint)s->nrows, NULL));
+    CLCG_CALL(set_spmv_all(k, s));
     ARG(k, 5, s->r);
     CLCG_CALL(set_dinv(k, 6, s));
     ARG(k, 7, s->p[1 - par]);
     ARG(k, 8, s->p[par]);
     ARG(k, 9, s->part_rz[par]);
     ARG(k, 10, nv);
-    ARG(k, 11, s->part_rz[1 - par]);
-    ARG(k, 12, nv);
+    ARG(k, 11, s->g_rz[1 - par]);  /* the previous r'z, as the previous kernel left it */
+    ARG(k, 12, (cl_uint)1);
     ARG(k, 13, s->part_rr[par]);
     ARG(k, 14, nv);
     ARG(k, 15, (cl_uint)0);        /* first */
     ARG(k, 16, s->scal);
     ARG(k, 17, (cl_uint)0);        /* its */
-    return set_spmv_tail(k, 18, s, 0);
+    ARG(k, 18, s->g_rz[par]);      /* r'z for update_xr and the next SpMV */
+    return set_spmv_tail(k, 19, s, 0);
 }
 
 /* csr-adaptive: the launch shape of bin b (a whole work-group per row in the last bin) */
@@ -135,14 +145,15 @@ static clcg_status set_bin(clcg_slice *s, cl_kernel k, int b, int fused, int par
         ARG(k, 8, s->p[par]);
         ARG(k, 9, s->part_rz[par]);
         ARG(k, 10, nv);
-        ARG(k, 11, s->part_rz[1 - par]);
-        ARG(k, 12, nv);
+        ARG(k, 11, s->g_rz[1 - par]);
+        ARG(k, 12, (cl_uint)1);
         ARG(k, 13, s->part_rr[par]);
         ARG(k, 14, nv);
         ARG(k, 15, (cl_uint)0);
         ARG(k, 16, s->scal);
         ARG(k, 17, (cl_uint)0);
-        i = 18;
+        ARG(k, 18, s->g_rz[par]);
+        i = 19;
     } else {
         ARG(k, 5, in);
         i = 6;
@@ -249,8 +260,7 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
                 CLCG_CALL(set_bin(s, s->kbin_cg[par][b], b, 1, par, NULL));
         else
             CLCG_CALL(set_spmv_cg(s, par));
-        CLCG_CALL(set_update_xr(s, s->kxr[par], s->p[par], s->part_pq, pq_parts(s), s->part_rz[par],
-                                (cl_uint)s->vec.ng, 1 - par));
+        CLCG_CALL(set_update_xr(s, s->kxr[par], s->p[par], s->part_pq, pq_parts(s), s->g_rz[par], 1, 1 - par));
     }
     double stop = 0.0;
     for (k = 0; k < so.max_it; k++) {
@@ -466,6 +476,17 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
         s->npq_parts = 0;
         if (s->fmt == FMT_CSR_ADAPTIVE) {
             s->npq_parts = pq_parts(s);
+        } else if (s->fmt == FMT_CSR_STREAM) {   /* no row lists: all rows at once, once ghosts are in */
+            s->npq_parts = s->spmv.ng;
+            if (st == CLCG_OK && s->ncols == s->nrows) {
+                st = set_spmv_all(ks, s);
+                if (st == CLCG_OK)
+                    st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->sp_in), "clSetKernelArg");
+                if (st == CLCG_OK)
+                    st = set_spmv_tail(ks, 6, s, 0);
+                if (st == CLCG_OK)
+                    st = launch(c, d, ks, K_SPMV, &s->spmv);
+            }
         } else if (st == CLCG_OK && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
@@ -525,7 +546,16 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
         st = clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->sp_in, CL_FALSE, (size_t)s->nrows * sizeof(double),
                                                   (size_t)ng * sizeof(double), s->hghost, 0, NULL, NULL),
                              "clEnqueueWriteBuffer(ghosts)");
-        if (st == CLCG_OK && s->nbnd > 0) {
+        if (st == CLCG_OK && s->fmt == FMT_CSR_STREAM) {
+            cl_kernel ks = s->k[K_SPMV];
+            st = set_spmv_all(ks, s);
+            if (st == CLCG_OK)
+                st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->sp_in), "clSetKernelArg");
+            if (st == CLCG_OK)
+                st = set_spmv_tail(ks, 6, s, 0);
+            if (st == CLCG_OK)
+                st = launch(c, d, ks, K_SPMV, &s->spmv);
+        } else if (st == CLCG_OK && s->nbnd > 0) {
             cl_kernel ks = s->k[K_SPMV];
             int only = s->nint == 0;
             st = set_spmv_head(ks, s, (cl_uint)(only ? s->nrows : s->nbnd), only ? NULL : s->rows_bnd);
@@ -989,6 +1019,9 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
     if (s->fmt == FMT_CSR_ADAPTIVE)
         snprintf(info->format + strlen(info->format), sizeof info->format - strlen(info->format),
                  "(%lld/%lld/%lld rows)", (long long)s->bin_n[0], (long long)s->bin_n[1], (long long)s->bin_n[2]);
+    if (s->fmt == FMT_CSR_STREAM)
+        snprintf(info->format + strlen(info->format), sizeof info->format - strlen(info->format),
+                 "(%lld blocks)", (long long)s->nblk);
     snprintf(info->variant, sizeof info->variant, "%s%s", c->variant, c->scale ? ", Jacobi scaled" : "");
     info->ndevices = c->nd;
     info->iterations_run = run;

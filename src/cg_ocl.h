@@ -7,7 +7,11 @@
 
 #define CLCG_MAX_DEVS 16
 
-typedef enum { FMT_CSR_SCALAR = 0, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE } clcg_fmt;
+typedef enum { FMT_CSR_SCALAR = 0, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE, FMT_CSR_STREAM } clcg_fmt;
+
+/* csr-stream: entries of a block of short rows held in local memory at once (mirrors
+ * STREAM_CAP in cl/spmv.cl); also the most rows in one block */
+#define CLCG_STREAM_CAP 2048
 
 /* csr-adaptive: rows binned by length, each bin multiplied by the kernel that suits it */
 enum { NBINS = 3 };
@@ -45,6 +49,8 @@ typedef struct {
     unsigned bin_vs[NBINS];
     cl_kernel kbin_dot[NBINS], kbin_cg[2][NBINS];
     int nbins_used;                      /* non-empty bins (launches per SpMV) */
+    cl_mem blk;                          /* csr-stream: first row of each block, then nrows */
+    int64_t nblk;
     cl_mem hpin_pack, hpin_ghost, hpin_red, hpin_glob;  /* pinned host staging */
     double *hpack, *hghost, *hred, *hglob;              /* their mapped pointers */
     int64_t npack, nint, nbnd;
@@ -74,6 +80,7 @@ void clcg_slice_free(clcg_slice *s);
 clcg_fmt clcg_format_choose(const clcg_csr *A, const char *name, const clcg_devinfo *d,
                             unsigned *vs);
 const char *clcg_format_name(clcg_fmt f);
+int64_t clcg_stream_blocks(const cl_uint *ptr, int64_t n, cl_uint *blk);
 const char *clcg_kernel_name(int kid);
 double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi);
 

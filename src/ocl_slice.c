@@ -10,7 +10,7 @@
 
 const char *clcg_format_name(clcg_fmt f)
 {
-    static const char *const names[] = {"csr-scalar", "csr-vector", "sell", "csr-adaptive"};
+    static const char *const names[] = {"csr-scalar", "csr-vector", "sell", "csr-adaptive", "csr-stream"};
     return names[f];
 }
 
@@ -42,6 +42,8 @@ clcg_fmt clcg_format_choose(const clcg_csr *A, const char *name, const clcg_devi
             return FMT_CSR_VECTOR;
         if (!strcmp(name, "csr-adaptive"))
             return FMT_CSR_ADAPTIVE;
+        if (!strcmp(name, "csr-stream"))
+            return FMT_CSR_STREAM;
         return !strcmp(name, "sell") ? FMT_SELL : FMT_CSR_SCALAR;
     }
     if (!d->is_gpu)
@@ -51,6 +53,23 @@ clcg_fmt clcg_format_choose(const clcg_csr *A, const char *name, const clcg_devi
     if (mean >= 24.0)
         return FMT_CSR_VECTOR;     /* long rows: a team per row */
     return FMT_SELL;               /* short regular rows: slices of C rows, coalesced */
+}
+
+/* csr-stream blocks over rows 0..n-1 with row pointers ptr: block b is rows
+ * [blk[b], blk[b+1]), a run of at most CLCG_STREAM_CAP rows holding at most CLCG_STREAM_CAP
+ * entries in all, or a single longer row.  Returns the number of blocks (blk: n+1 room). */
+int64_t clcg_stream_blocks(const cl_uint *ptr, int64_t n, cl_uint *blk)
+{
+    int64_t nb = 0;
+    blk[0] = 0;
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i + 1;
+        while (j < n && j - i < CLCG_STREAM_CAP && ptr[j + 1] - ptr[i] <= CLCG_STREAM_CAP)
+            j++;
+        blk[++nb] = (cl_uint)j;
+        i = j;
+    }
+    return nb;
 }
 
 static clcg_status buf_from(clcg_slice *s, const void *host, size_t bytes, const char *what, cl_mem *m)
@@ -197,6 +216,15 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         for (int64_t i = 0; i <= n; i++)
             ptr[i] = (cl_uint)(A->rowptr[lo + i] - base);
         CLCG_CHECK(st, buf_from(s, ptr, ((size_t)n + 1) * sizeof *ptr, "row pointers", &s->ptr), out);
+        if (fmt == FMT_CSR_STREAM) {
+            cl_uint *blk = NULL;
+            CLCG_CHECK(st, clcg_malloc(&blk, (size_t)n + 2, sizeof *blk, "row blocks"), out);
+            s->nblk = clcg_stream_blocks(ptr, n, blk);
+            st = buf_from(s, blk, ((size_t)s->nblk + 1) * sizeof *blk, "row blocks", &s->blk);
+            free(blk);
+            if (st != CLCG_OK)
+                goto out;
+        }
         CLCG_CHECK(st, buf_from(s, col, (size_t)nnz * sizeof *col, "column indices", &s->col), out);
         if (s->scale) {   /* a_ij s_i s_j, for the scaled system (one device, no ghosts) */
             CLCG_CHECK(st, clcg_malloc(&val, (size_t)nnz + 1, sizeof *val, "scaled values"), out);
@@ -303,7 +331,8 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
 
     for (int kid = 0; kid < K_COUNT; kid++) {
         char name[64];
-        const char *spmv = fmt == FMT_SELL ? "spmv_sell" : fmt == FMT_CSR_VECTOR ? "spmv_csr_vector" : "spmv_csr_scalar";
+        const char *spmv = fmt == FMT_SELL ? "spmv_sell" : fmt == FMT_CSR_VECTOR ? "spmv_csr_vector"
+                           : fmt == FMT_CSR_STREAM ? "spmv_csr_stream" : "spmv_csr_scalar";
         if (kid == K_SPMV && fmt == FMT_CSR_ADAPTIVE)
             for (int b = 0; b < NBINS; b++) {
                 const char *kb = s->bin_vs[b] == 1 ? "spmv_csr_scalar" : "spmv_csr_vector";
@@ -341,7 +370,7 @@ void clcg_slice_free(clcg_slice *s)
     cl_mem *mems[] = {&s->ptr, &s->col, &s->val, &s->x, &s->r, &s->q, &s->b, &s->dinv, &s->p[0], &s->p[1],
                       &s->part_pq, &s->part_rz[0], &s->part_rz[1], &s->part_rr[0], &s->part_rr[1], &s->red,
                       &s->g_rz[0], &s->g_rz[1], &s->g_pq, &s->scal, &s->pack_idx, &s->pack_buf, &s->rows_int, &s->rows_bnd,
-                      &s->ext[0], &s->ext[1], &s->ext[2], &s->ext[3], &s->ext[4], &s->wrr};
+                      &s->ext[0], &s->ext[1], &s->ext[2], &s->ext[3], &s->ext[4], &s->wrr, &s->blk};
     struct { cl_mem *m; double **p; } pins[] = {{&s->hpin_pack, &s->hpack}, {&s->hpin_ghost, &s->hghost},
                                                 {&s->hpin_red, &s->hred}, {&s->hpin_glob, &s->hglob}};
     for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)

@@ -46,7 +46,7 @@ static const char usage_text[] =
     "  -q, --quiet                print nothing but errors\n"
     "      --exchange allgather|needed|neighbor  ghost exchange between ranks (default needed)\n"
     "      --devices-per-rank N   devices each rank drives (default: all it gets)\n"
-    "      --format auto|csr-scalar|csr-vector|sell|csr-adaptive  device storage\n"
+    "      --format auto|csr-scalar|csr-vector|sell|csr-adaptive|csr-stream  device storage\n"
     "      --tune, --no-tune, --tune-cache FILE  work-group shape search and cache\n"
     "      --load-only            read, partition and set up, then stop\n"
     "      --repeat N             solve N times after a warm-up; report the median time\n"
@@ -128,7 +128,7 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     static const char *const precond_names[] = {"none", "jacobi", 0};
     static const char *const exchange_names[] = {"allgather", "needed", "neighbor", 0};
     static const char *const devtype_names[] = {"gpu", "cpu", "all", 0};
-    static const char *const format_names[] = {"auto", "csr-scalar", "csr-vector", "sell", "csr-adaptive", 0};
+    static const char *const format_names[] = {"auto", "csr-scalar", "csr-vector", "sell", "csr-adaptive", "csr-stream", 0};
     static const char *const variant_names[] = {"auto", "standard", "single-reduction", "pipelined", 0};
     int c, choice;
     int64_t v;

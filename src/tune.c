@@ -186,8 +186,13 @@ clcg_status clcg_tune(clcg_slice *s, const char *cache, int force, int jacobi, c
     {
         cl_kernel k = s->k[K_SPMV];
         cl_uint n = (cl_uint)s->nrows, off = 0;
+        if (s->fmt == FMT_CSR_STREAM) {   /* row blocks instead of a row count */
+            n = (cl_uint)s->nblk;
+            CLCG_CL(clSetKernelArg(k, 1, sizeof(cl_mem), &s->blk));
+        } else {
+            CLCG_CL(clSetKernelArg(k, 1, sizeof(cl_mem), NULL));
+        }
         CLCG_CL(clSetKernelArg(k, 0, sizeof n, &n));
-        CLCG_CL(clSetKernelArg(k, 1, sizeof(cl_mem), NULL));
         CLCG_CL(clSetKernelArg(k, 2, sizeof(cl_mem), &s->ptr));
         CLCG_CL(clSetKernelArg(k, 3, sizeof(cl_mem), &s->col));
         CLCG_CL(clSetKernelArg(k, 4, sizeof(cl_mem), &s->val));

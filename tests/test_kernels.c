@@ -408,11 +408,11 @@ static void mat_build(tmat *m, int64_t n, const int64_t *len)
         A->val[k] = uni(-1.0, 1.0);
 }
 
-enum { MAT_MIXED, MAT_LONG, MAT_ONE, MAT_SPARSE, NMATS };
+enum { MAT_MIXED, MAT_LONG, MAT_ONE, MAT_SPARSE, MAT_MEDIUM, NMATS };
 
 static void mat_make(tmat *m, int kind)
 {
-    static const int64_t sizes[NMATS] = {1000, 6007, 1, 37};
+    static const int64_t sizes[NMATS] = {1000, 6007, 1, 37, 2600};
     const int64_t n = sizes[kind];
     int64_t *len = xmalloc((size_t)n, sizeof *len);
     for (int64_t i = 0; i < n; i++) {
@@ -426,6 +426,9 @@ static void mat_make(tmat *m, int kind)
         case MAT_ONE:
             len[i] = 1;
             break;
+        case MAT_MEDIUM:  /* every third row 100..599 entries, one in fifty 2100..2499, else 0..11 */
+            len[i] = i % 50 == 7 ? 2100 + below(400) : i % 3 == 0 ? 100 + below(500) : below(12);
+            break;
         default:          /* nearly empty: three rows hold 6 entries */
             len[i] = i == 0 ? 1 : i == 17 ? 2 : i == 36 ? 3 : 0;
             break;
@@ -433,7 +436,7 @@ static void mat_make(tmat *m, int kind)
     }
     mat_build(m, n, len);
     free(len);
-    static const char *const names[NMATS] = {"mixed", "long-row", "one", "sparse"};
+    static const char *const names[NMATS] = {"mixed", "long-row", "one", "sparse", "medium"};
     snprintf(m->name, sizeof m->name, "%s(n=%lld,nnz=%lld,max row %lld)", names[kind], (long long)m->A.nrows,
              (long long)m->A.nnz, (long long)m->maxlen);
 }
@@ -463,7 +466,7 @@ typedef struct {
     unsigned param;       /* vs for csr-vector, C for sell */
 } tfmt;
 static const tfmt fmts[] = {{FMT_CSR_SCALAR, 0}, {FMT_CSR_VECTOR, 2}, {FMT_CSR_VECTOR, 4}, {FMT_CSR_VECTOR, 8},
-                            {FMT_CSR_VECTOR, 32}, {FMT_SELL, 8}, {FMT_SELL, 32}};
+                            {FMT_CSR_VECTOR, 32}, {FMT_SELL, 8}, {FMT_SELL, 32}, {FMT_CSR_STREAM, 0}};
 
 static void fmt_label(const tfmt *f, char *out, size_t len)
 {
@@ -471,13 +474,16 @@ static void fmt_label(const tfmt *f, char *out, size_t len)
         snprintf(out, len, "csr-vector vs=%u", f->param);
     else if (f->fmt == FMT_SELL)
         snprintf(out, len, "sell C=%u", f->param);
+    else if (f->fmt == FMT_CSR_STREAM)
+        snprintf(out, len, "csr-stream");
     else
         snprintf(out, len, "csr-scalar");
 }
 
 static const char *spmv_base(const tfmt *f)
 {
-    return f->fmt == FMT_SELL ? "spmv_sell" : f->fmt == FMT_CSR_VECTOR ? "spmv_csr_vector" : "spmv_csr_scalar";
+    return f->fmt == FMT_SELL ? "spmv_sell" : f->fmt == FMT_CSR_VECTOR ? "spmv_csr_vector"
+           : f->fmt == FMT_CSR_STREAM ? "spmv_csr_stream" : "spmv_csr_scalar";
 }
 
 /* The matrix as the kernels read it (the layout in cl/spmv.cl), built here with guard
@@ -488,7 +494,30 @@ typedef struct {
     cl_uint *ptr, *col;
     double *val;
     cl_mem bptr, bcol, bval;
+    int64_t nblk;         /* csr-stream: row blocks */
+    cl_uint *blk;
+    cl_mem bblk;
 } tstore;
+
+/* csr-stream blocks, the obvious way: rows join the open block while it keeps at most
+ * CLCG_STREAM_CAP rows and CLCG_STREAM_CAP entries; a longer row stands alone. */
+static int64_t stream_blocks(const clcg_csr *A, cl_uint *blk)
+{
+    int64_t nb = 0, rows = 0, ents = 0;
+    blk[0] = 0;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        const int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+        if (rows > 0 && (rows + 1 > CLCG_STREAM_CAP || ents + len > CLCG_STREAM_CAP)) {
+            blk[++nb] = (cl_uint)i;
+            rows = ents = 0;
+        }
+        rows++;
+        ents += len;
+    }
+    if (A->nrows > 0)
+        blk[++nb] = (cl_uint)A->nrows;
+    return nb;
+}
 
 static void store_build(tstore *t, const clcg_csr *A, const tfmt *f)
 {
@@ -504,6 +533,11 @@ static void store_build(tstore *t, const clcg_csr *A, const tfmt *f)
         for (int64_t k = 0; k < A->nnz; k++) {
             t->col[k] = (cl_uint)A->colind[k];
             t->val[k] = A->val[k];
+        }
+        if (f->fmt == FMT_CSR_STREAM) {
+            t->blk = xmalloc((size_t)n + 2, sizeof *t->blk);
+            t->nblk = stream_blocks(A, t->blk);
+            t->bblk = ubuf_from((size_t)t->nblk + 1, t->blk, (cl_uint)n);
         }
     } else {
         /* SELL-C: slice s holds rows sC..sC+C-1 column by column, as wide as its
@@ -552,6 +586,8 @@ static void store_free(tstore *t)
     release(t->bptr);
     release(t->bcol);
     release(t->bval);
+    release(t->bblk);
+    free(t->blk);
     free(t->ptr);
     free(t->col);
     free(t->val);
@@ -581,6 +617,13 @@ static void test_upload(const tmat *m, const tfmt *f, const tstore *t, const cha
     CL(clEnqueueReadBuffer(dev.queue, s.ptr, CL_TRUE, 0, (size_t)t->nptr * sizeof *ptr, ptr, 0, NULL, NULL));
     CL(clEnqueueReadBuffer(dev.queue, s.col, CL_TRUE, 0, (size_t)t->nent * sizeof *col, col, 0, NULL, NULL));
     CL(clEnqueueReadBuffer(dev.queue, s.val, CL_TRUE, 0, (size_t)t->nent * sizeof *val, val, 0, NULL, NULL));
+    if (t->blk) {   /* csr-stream: the same row blocks */
+        cl_uint *blk = xmalloc((size_t)t->nblk + 1, sizeof *blk);
+        CL(clEnqueueReadBuffer(dev.queue, s.blk, CL_TRUE, 0, ((size_t)t->nblk + 1) * sizeof *blk, blk, 0, NULL, NULL));
+        tap_ok(s.nblk == t->nblk && !memcmp(blk, t->blk, ((size_t)t->nblk + 1) * sizeof *blk),
+               "%s: clcg_slice_upload builds the row blocks tested here (%lld blocks)", label, (long long)t->nblk);
+        free(blk);
+    }
     tap_ok(s.nrows == m->A.nrows && s.ncols == m->A.nrows && s.nnz == m->A.nnz &&
            !memcmp(ptr, t->ptr, (size_t)t->nptr * sizeof *ptr) && !memcmp(col, t->col, (size_t)t->nent * sizeof *col) &&
            !memcmp(val, t->val, (size_t)t->nent * sizeof *val),
@@ -593,11 +636,11 @@ static void test_upload(const tmat *m, const tfmt *f, const tstore *t, const cha
     free(val);
 }
 
-/* spmv_* head: (n, rows, ptr, col, val) */
+/* spmv_* head: (n, rows, ptr, col, val); csr-stream: (blocks, block list, ...) */
 static void spmv_head(argset *a, const tstore *t, cl_uint n, cl_mem rows)
 {
-    au(a, n);
-    am(a, rows);
+    au(a, t->bblk ? (cl_uint)t->nblk : n);
+    am(a, t->bblk ? t->bblk : rows);
     am(a, t->bptr);
     am(a, t->bcol);
     am(a, t->bval);
@@ -609,7 +652,7 @@ static void spmv_tail(argset *a, const tfmt *f, cl_mem q, cl_mem part, cl_uint o
     am(a, q);
     am(a, part);
     au(a, off);
-    if (f->fmt != FMT_CSR_SCALAR)
+    if (f->fmt == FMT_CSR_VECTOR || f->fmt == FMT_SELL)
         au(a, f->param);
     al(a, wg);
 }
@@ -683,7 +726,9 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
             touched("part", 2 * (int64_t)L->ng, NPARTS, part) + guard_broken("part", bpart, NPARTS) != 0)
             bad_pq++;
 
-        /* every third row, partial sums at PART_OFF */
+        /* every third row, partial sums at PART_OFF (csr-stream takes no row list) */
+        if (st->bblk)
+            continue;
         poison(bq, (size_t)n);
         poison(bpart, NPARTS);
         a.i = 0;
@@ -711,8 +756,9 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
     tap_ok(same, "%s: q bit-identical over the launch shapes", label);
     tap_ok(bad_pq == 0, "%s: sum of the partials = p'q (host), |err| <= %.0f eps |p|'|A||p|", label,
            pq_tol / EPS / (scale > 0 ? scale : 1));
-    tap_ok(bad_rows == 0, "%s: rows list (every third row), part_off %d: listed rows and their p'q only", label,
-           PART_OFF);
+    if (!st->bblk)
+        tap_ok(bad_rows == 0, "%s: rows list (every third row), part_off %d: listed rows and their p'q only", label,
+               PART_OFF);
     release(bp);
     release(bq);
     release(bpart);
@@ -772,17 +818,20 @@ static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kern
     double *qref = xmalloc((size_t)n, sizeof *qref), *qabs = xmalloc((size_t)n, sizeof *qabs);
     double *ptol = xmalloc((size_t)n, sizeof *ptol), *qtol = xmalloc((size_t)n, sizeof *qtol);
     double *p = xmalloc((size_t)n, sizeof *p), *q = xmalloc((size_t)n, sizeof *q);
-    double *part = xmalloc(NPARTS, sizeof *part), nanv[N_PREV] = {NAN, NAN, NAN};
+    double *part = xmalloc(NPARTS, sizeof *part), nanv[N_PREV] = {NAN, NAN, NAN}, rzout[2];
     cl_uint *rows = every_third(n, &nsub);
     cl_mem br = dbuf_from((size_t)n, r), bdinv = dbuf_from((size_t)n, dinv), bpprev = dbuf_from((size_t)n, pprev);
     cl_mem bp = dbuf((size_t)n), bq = dbuf((size_t)n), bpart = dbuf(NPARTS), bscal = dbuf(S_COUNT);
     cl_mem bcur = dbuf(2 * N_CUR), bprev = dbuf(2 * N_PREV), brr = dbuf(2 * N_RR), brows = ubuf_from((size_t)nsub, rows, (cl_uint)n);
+    cl_mem brzout = dbuf(2);
 
     for (size_t c = 0; c < sizeof cg_cases / sizeof cg_cases[0]; c++) {
         const cg_case *cc = &cg_cases[c];
         const double rz = sum(N_CUR, cc->rz_cur), rr = sum(N_RR, cc->rr);
         const double beta = cc->first ? 0.0 : rz / sum(N_PREV, cc->rz_prev);
         const int64_t nrows = cc->rows ? nsub : n;
+        if (cc->rows && st->bblk)
+            continue;   /* csr-stream takes no row list */
         const cl_uint off = cc->rows ? PART_OFF : 0;
         int64_t bad = 0;
         double pq = 0.0, scale = 0.0;
@@ -835,12 +884,23 @@ static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kern
             au(&a, cc->first);
             am(&a, bscal);
             au(&a, its);
+            am(&a, brzout);
+            poison(brzout, 2);
             spmv_tail(&a, f, bq, bpart, off, L->wg);
             launch(k, L);
             get(bp, (size_t)n, p);
             get(bq, (size_t)n, q);
             get(bpart, NPARTS, part);
             get(bscal, S_COUNT, scal);
+            get(brzout, 2, rzout);
+            bad += guard_broken("rz_out", brzout, 2);
+            if (cc->want_stop < 0) {
+                bad += touched("rz_out", 0, 2, rzout);
+            } else if (isfinite(rz) && isfinite(rr)) {   /* r'z as a normalized pair, hi = scal[S_RZ] */
+                bad += !close_to("rz_out hi", rzout[0], rz, 4.0 * N_CUR * EPS * abs_sum(N_CUR, cc->rz_cur));
+                bad += !close_to("rz_out hi = scal[S_RZ]", rzout[0], scal[S_RZ], 0.0);
+                bad += !close_to("rz_out normalized", rzout[0] + rzout[1], rzout[0], 0.0);
+            }
             snprintf(what, sizeof what, "p (wg %zu x %zu)", L->wg, L->ng);
             bad += guard_broken(what, bp, (size_t)n);
             snprintf(what, sizeof what, "q (wg %zu x %zu)", L->wg, L->ng);
@@ -898,6 +958,7 @@ static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kern
     release(bpart);
     release(bscal);
     release(bcur);
+    release(brzout);
     release(bprev);
     release(brr);
     release(brows);

@@ -76,7 +76,7 @@ ok $? "tuned ($a iterations, cache written) and untuned ($b) runs agree"
 "$CLCG_BIN" --generate poisson3d:12 --tune-cache "$t/tune.txt" --json "$t/c.json" -q
 grep -q '"tuning": "cached' "$t/c.json"; ok $? "a second run takes the tuned shapes from the cache"
 
-for f in csr-scalar csr-vector sell; do
+for f in csr-scalar csr-vector sell csr-adaptive csr-stream; do
   "$CLCG_BIN" --generate poisson3d:11 --format $f --json "$t/f.json" -q; rc=$?
   a=$(json_num "$t/f.json" iterations); tr=$(json_num "$t/f.json" true)
   [ $rc -eq 0 ] && grep -q "\"format\": \"$f" "$t/f.json" && le "$tr" 1e-7
