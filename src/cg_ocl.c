@@ -6,7 +6,8 @@
  * with every scalar kept on the device (each work-group sums the previous kernel's
  * partials itself; r'z, once summed by the SpMV, is kept as one pair for update_xr and
  * the next SpMV), so the host only enqueues and reads the stop flag every few
- * iterations, without waiting in between.
+ * iterations, without waiting in between.  csr-stream splits the first kernel in two
+ * (update_p_cg: stop test and p; then the plain SpMV): its rows gather one vector only.
  *
  * Several ranks or devices: the host path.  Per iteration, update_p; the ghost
  * exchange (pack, read, MPI, write) overlapped with the SpMV of the interior rows; the
@@ -99,27 +100,46 @@ static clcg_status set_spmv_tail(cl_kernel k, int i, const clcg_slice *s, cl_uin
     return CLCG_OK;
 }
 
+/* the arguments of the fused p (stop test, beta, p = z + beta p) from index i: parity par
+ * reads p[1-par] and writes p[par]; `first` at i+10, `its` at i+12 */
+static clcg_status set_p_args(cl_kernel k, int i, clcg_slice *s, int par)
+{
+    cl_uint nv = (cl_uint)s->vec.ng;
+    ARG(k, i, s->r);
+    CLCG_CALL(set_dinv(k, i + 1, s));
+    ARG(k, i + 2, s->p[1 - par]);
+    ARG(k, i + 3, s->p[par]);
+    ARG(k, i + 4, s->part_rz[par]);
+    ARG(k, i + 5, nv);
+    ARG(k, i + 6, s->g_rz[1 - par]);  /* the previous r'z, as the previous kernel left it */
+    ARG(k, i + 7, (cl_uint)1);
+    ARG(k, i + 8, s->part_rr[par]);
+    ARG(k, i + 9, nv);
+    ARG(k, i + 10, (cl_uint)0);       /* first */
+    ARG(k, i + 11, s->scal);
+    ARG(k, i + 12, (cl_uint)0);       /* its */
+    ARG(k, i + 13, s->g_rz[par]);     /* r'z for update_xr and the next SpMV */
+    return CLCG_OK;
+}
+
 /* fused spmv for parity par: reads p[1-par], writes p[par] */
 static clcg_status set_spmv_cg(clcg_slice *s, int par)
 {
     cl_kernel k = s->kcg[par];
-    cl_uint nv = (cl_uint)s->vec.ng;
     CLCG_CALL(set_spmv_all(k, s));
-    ARG(k, 5, s->r);
-    CLCG_CALL(set_dinv(k, 6, s));
-    ARG(k, 7, s->p[1 - par]);
-    ARG(k, 8, s->p[par]);
-    ARG(k, 9, s->part_rz[par]);
-    ARG(k, 10, nv);
-    ARG(k, 11, s->g_rz[1 - par]);  /* the previous r'z, as the previous kernel left it */
-    ARG(k, 12, (cl_uint)1);
-    ARG(k, 13, s->part_rr[par]);
-    ARG(k, 14, nv);
-    ARG(k, 15, (cl_uint)0);        /* first */
-    ARG(k, 16, s->scal);
-    ARG(k, 17, (cl_uint)0);        /* its */
-    ARG(k, 18, s->g_rz[par]);      /* r'z for update_xr and the next SpMV */
+    CLCG_CALL(set_p_args(k, 5, s, par));
     return set_spmv_tail(k, 19, s, 0);
+}
+
+/* csr-stream on one device: update_p_cg forms p[par], then the plain SpMV multiplies it */
+static clcg_status set_p_then_spmv(clcg_slice *s, int par)
+{
+    cl_kernel k = s->kpc[par];
+    ARG(k, 0, (cl_uint)s->nrows);
+    CLCG_CALL(set_p_args(k, 1, s, par));
+    ARG_LOCAL(k, 15, s->vec.wg);
+    CLCG_CALL(set_spmv_all(s->k[K_SPMV], s));
+    return set_spmv_tail(s->k[K_SPMV], 6, s, 0);
 }
 
 /* csr-adaptive: the launch shape of bin b (a whole work-group per row in the last bin) */
@@ -258,6 +278,8 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
         if (s->fmt == FMT_CSR_ADAPTIVE)
             for (int b = 0; b < NBINS; b++)
                 CLCG_CALL(set_bin(s, s->kbin_cg[par][b], b, 1, par, NULL));
+        else if (s->fmt == FMT_CSR_STREAM)
+            CLCG_CALL(set_p_then_spmv(s, par));
         else
             CLCG_CALL(set_spmv_cg(s, par));
         CLCG_CALL(set_update_xr(s, s->kxr[par], s->p[par], s->part_pq, pq_parts(s), s->g_rz[par], 1, 1 - par));
@@ -274,6 +296,13 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
                 ARG(s->kbin_cg[par][b], 17, (cl_uint)k);
                 CLCG_CALL(launch(c, 0, s->kbin_cg[par][b], K_SPMV_CG, &L));
             }
+        } else if (s->fmt == FMT_CSR_STREAM) {
+            cl_kernel ks = s->k[K_SPMV];
+            ARG(s->kpc[par], 11, (cl_uint)(k == 0));
+            ARG(s->kpc[par], 13, (cl_uint)k);
+            CLCG_CALL(launch(c, 0, s->kpc[par], K_UPDATE_P_CG, &s->vec));
+            ARG(ks, 5, s->p[par]);
+            CLCG_CALL(launch(c, 0, ks, K_SPMV, &s->spmv));
         } else {
             ARG(s->kcg[par], 15, (cl_uint)(k == 0));
             ARG(s->kcg[par], 17, (cl_uint)k);

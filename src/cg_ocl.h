@@ -20,7 +20,7 @@ enum { NBINS = 3 };
 
 /* kernels, in profile-table order */
 enum {
-    K_SPMV_CG = 0, K_SPMV, K_UPDATE_XR, K_UPDATE_P, K_UPDATE_SR, K_UPDATE_PIPE, K_RESIDUAL_INIT,
+    K_SPMV_CG = 0, K_SPMV, K_UPDATE_P_CG, K_UPDATE_XR, K_UPDATE_P, K_UPDATE_SR, K_UPDATE_PIPE, K_RESIDUAL_INIT,
     K_REDUCE, K_CHECK, K_PACK, K_DOT, K_JACOBI, K_COUNT
 };
 
@@ -58,7 +58,7 @@ typedef struct {
     int64_t *pack_dst;       /* pack entry k -> rank-local row */
     int64_t *ghost_src;      /* device ghost k -> rank-local column */
     cl_kernel k[K_COUNT];
-    cl_kernel kcg[2], kxr[2];            /* fused-path kernels, args preset per parity */
+    cl_kernel kcg[2], kxr[2], kpc[2];    /* fused-path kernels, args preset per parity */
     clcg_launch spmv, vec;
     size_t nparts;                       /* room for partial sums (per half) */
     size_t npq_parts;                    /* p'q partial sums written this iteration */

@@ -14,7 +14,7 @@ const char *clcg_format_name(clcg_fmt f)
     return names[f];
 }
 
-static const char *const knames[K_COUNT] = {"spmv_cg", "spmv", "update_xr", "update_p", "update_sr",
+static const char *const knames[K_COUNT] = {"spmv_cg", "spmv", "update_p_cg", "update_xr", "update_p", "update_sr",
                                             "update_pipe", "residual_init", "reduce_sum", "check_stop",
                                             "pack", "dot_part", "jacobi"};
 
@@ -49,7 +49,7 @@ clcg_fmt clcg_format_choose(const clcg_csr *A, const char *name, const clcg_devi
     if (!d->is_gpu)
         return FMT_CSR_SCALAR;
     if ((double)maxlen > 8.0 * mean + 16.0)
-        return FMT_CSR_ADAPTIVE;   /* widely varying rows: bins by length */
+        return FMT_CSR_STREAM;     /* widely varying rows: blocks of bounded entries */
     if (mean >= 24.0)
         return FMT_CSR_VECTOR;     /* long rows: a team per row */
     return FMT_SELL;               /* short regular rows: slices of C rows, coalesced */
@@ -353,6 +353,9 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         if (kid == K_UPDATE_XR)
             for (int i = 0; i < 2; i++)
                 CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->kxr[i]), out);
+        if (kid == K_UPDATE_P_CG)
+            for (int i = 0; i < 2; i++)
+                CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->kpc[i]), out);
     }
 out:
     free(ghost);
@@ -392,6 +395,8 @@ void clcg_slice_free(clcg_slice *s)
             clReleaseKernel(s->kcg[i]);
         if (s->kxr[i])
             clReleaseKernel(s->kxr[i]);
+        if (s->kpc[i])
+            clReleaseKernel(s->kpc[i]);
     }
     for (int b = 0; b < NBINS; b++) {
         if (s->bin_rows[b])
@@ -418,6 +423,7 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
     switch (kid) {
     case K_SPMV: return (12.0 * nnz + 20.0 * n) / (s->fmt == FMT_CSR_ADAPTIVE ? s->nbins_used : 1);
     case K_SPMV_CG: return (12.0 * nnz + 36.0 * n + js) / (s->fmt == FMT_CSR_ADAPTIVE ? s->nbins_used : 1);
+    case K_UPDATE_P_CG: return 24.0 * n + js;
     case K_UPDATE_XR: return 48.0 * n + j;
     case K_UPDATE_P: return 24.0 * n + j;
     case K_UPDATE_SR: return 88.0 * n + j;     /* read u p w s x r, write p s x r u */

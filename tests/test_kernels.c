@@ -977,6 +977,120 @@ static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kern
     free(rows);
 }
 
+static const int64_t vec_sizes[] = {1, 100, 1000, 4099};
+#define NSIZES ((int)(sizeof vec_sizes / sizeof vec_sizes[0]))
+
+/* update_p_cg: the fused path's stop test and p = z + beta pprev on their own (before a
+ * plain SpMV), on the same cases as spmv_*_cg */
+static void test_update_p_cg(void)
+{
+    cl_kernel k = kernel("update_p_cg");
+    const cl_uint its = 9;
+    for (int si = 0; si < NSIZES; si++) {
+        const int64_t n = vec_sizes[si];
+        char label[96];
+        snprintf(label, sizeof label, "update_p_cg, n=%lld", (long long)n);
+        reseed(label);
+        double *r = rvec(n, -1.0, 1.0), *dinv = rvec(n, 0.5, 2.0), *pprev = rvec(n, -1.0, 1.0);
+        double *pref = xmalloc((size_t)n, sizeof *pref), *ptol = xmalloc((size_t)n, sizeof *ptol);
+        double *p = xmalloc((size_t)n, sizeof *p), nanv[N_PREV] = {NAN, NAN, NAN}, rzout[2];
+        cl_mem br = dbuf_from((size_t)n, r), bdinv = dbuf_from((size_t)n, dinv), bpprev = dbuf_from((size_t)n, pprev);
+        cl_mem bp = dbuf((size_t)n), bscal = dbuf(S_COUNT), brzout = dbuf(2);
+        cl_mem bcur = dbuf(2 * N_CUR), bprev = dbuf(2 * N_PREV), brr = dbuf(2 * N_RR);
+        for (size_t c = 0; c < sizeof cg_cases / sizeof cg_cases[0]; c++) {
+            const cg_case *cc = &cg_cases[c];
+            const double rz = sum(N_CUR, cc->rz_cur), rr = sum(N_RR, cc->rr);
+            const double beta = cc->first ? 0.0 : rz / sum(N_PREV, cc->rz_prev);
+            int64_t bad = 0;
+            if (cc->rows)
+                continue;
+            for (int64_t i = 0; i < n; i++) {
+                const double z = cc->jacobi ? dinv[i] * r[i] : r[i];
+                pref[i] = z + beta * pprev[i];
+                ptol[i] = 8.0 * EPS * (fabs(z) + fabs(beta * pprev[i]));
+            }
+            for (int t = 0; t < NSHAPES(few_shapes); t++) {
+                const shape *L = &few_shapes[t];
+                double scal[S_COUNT], scal_in[S_COUNT];
+                char what[64];
+                if (!shape_fits(L))
+                    continue;
+                for (int j = 0; j < S_COUNT; j++)
+                    scal_in[j] = SENTINEL;
+                scal_in[S_STOP] = cc->stop_in;
+                scal_in[S_TOL2] = cc->tol2;
+                put(bscal, S_COUNT, scal_in);
+                pput(bcur, N_CUR, cc->rz_cur);
+                pput(bprev, N_PREV, cc->prev_poisoned ? nanv : cc->rz_prev);
+                pput(brr, N_RR, cc->rr);
+                poison(bp, (size_t)n);
+                poison(brzout, 2);
+                argset a = {k, 0};
+                au(&a, (cl_uint)n);
+                am(&a, br);
+                am(&a, cc->jacobi ? bdinv : NULL);
+                am(&a, bpprev);
+                am(&a, bp);
+                am(&a, bcur);
+                au(&a, N_CUR);
+                am(&a, bprev);
+                au(&a, N_PREV);
+                am(&a, brr);
+                au(&a, N_RR);
+                au(&a, cc->first);
+                am(&a, bscal);
+                au(&a, its);
+                am(&a, brzout);
+                al(&a, L->wg);
+                launch(k, L);
+                get(bp, (size_t)n, p);
+                get(bscal, S_COUNT, scal);
+                get(brzout, 2, rzout);
+                bad += guard_broken("p", bp, (size_t)n) + guard_broken("scal", bscal, S_COUNT) +
+                       guard_broken("rz_out", brzout, 2);
+                if (cc->want_stop < 0) {           /* stopped on entry: nothing changes */
+                    bad += memcmp(scal, scal_in, sizeof scal) != 0;
+                    bad += touched("p", 0, n, p) + touched("rz_out", 0, 2, rzout);
+                    continue;
+                }
+                if (isfinite(rz) && isfinite(rr)) {
+                    bad += !close_to("scal[S_RR]", scal[S_RR], rr, 4.0 * N_RR * EPS * abs_sum(N_RR, cc->rr));
+                    bad += !close_to("scal[S_RZ]", scal[S_RZ], rz, 4.0 * N_CUR * EPS * abs_sum(N_CUR, cc->rz_cur));
+                    bad += !close_to("rz_out hi = scal[S_RZ]", rzout[0], scal[S_RZ], 0.0);
+                    bad += !close_to("rz_out normalized", rzout[0] + rzout[1], rzout[0], 0.0);
+                }
+                if (cc->want_stop > 0) {           /* stops now: flag and iteration; no p */
+                    bad += !close_to("scal[S_STOP]", scal[S_STOP], cc->want_stop, 0.0);
+                    bad += !close_to("scal[S_ITS]", scal[S_ITS], its, 0.0);
+                    bad += touched("p", 0, n, p);
+                } else {                           /* runs: p for every row */
+                    bad += !close_to("scal[S_STOP]", scal[S_STOP], 0.0, 0.0);
+                    bad += !close_to("scal[S_ITS] (untouched)", scal[S_ITS], SENTINEL, 0.0);
+                    snprintf(what, sizeof what, "p (wg %zu x %zu)", L->wg, L->ng);
+                    bad += mismatches(what, n, p, pref, ptol);
+                }
+            }
+            tap_ok(bad == 0, "%s: %s", label, cc->name);
+        }
+        release(br);
+        release(bdinv);
+        release(bpprev);
+        release(bp);
+        release(bscal);
+        release(brzout);
+        release(bcur);
+        release(bprev);
+        release(brr);
+        free(r);
+        free(dinv);
+        free(pprev);
+        free(pref);
+        free(ptol);
+        free(p);
+    }
+    clReleaseKernel(k);
+}
+
 static void test_spmv(void)
 {
     for (int kind = 0; kind < NMATS; kind++) {
@@ -1010,8 +1124,6 @@ static void test_spmv(void)
 
 /* ---- vector kernels ---- */
 
-static const int64_t vec_sizes[] = {1, 100, 1000, 4099};
-#define NSIZES ((int)(sizeof vec_sizes / sizeof vec_sizes[0]))
 
 /* dot_part then reduce_sum: the two-stage dot product */
 static void test_dot(void)
@@ -1788,6 +1900,7 @@ int main(int argc, char **argv)
     test_update_xr();
     test_updates();
     test_spmv();
+    test_update_p_cg();
     test_check_stop();   /* last: a kernel that hangs blocks the queue for good */
     tap_diag("%.1f s", MPI_Wtime() - t0);
     if (stuck) {
