@@ -125,6 +125,17 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
     }
 }
 
+/* p = z + beta pprev, z = M^-1 r, for the listed rows only (the host path forms these
+ * before the ghost exchange; the SpMV of the other rows forms its own on the fly) */
+kernel void update_p_list(uint n, global const uint *rows, global const real *r, global const real *dinv,
+                          global const real *pprev, global real *p, real beta)
+{
+    for (uint t = get_global_id(0); t < n; t += get_global_size(0)) {
+        const uint i = rows[t];
+        p[i] = zval(r, dinv, i) + beta * pprev[i];
+    }
+}
+
 /* Convergence and breakdown check on the partial sums of iteration `its`: stop when
  * r'r <= tol^2, or r'z is not positive / not finite.  One work-group. */
 kernel void check_stop(global const dsum *rr_part, uint n_rr, global const dsum *rz_part, uint n_rz,

@@ -479,9 +479,65 @@ static clcg_status write_scalar(clcg_slice *s, cl_mem m, int slot, double v)
     return CLCG_OK;
 }
 
+/* The ghosts of sp_in from the host copy of p, written on a queue of their own while the
+ * interior SpMV runs (it reads no ghost); what follows on the device queue waits for them. */
+static clcg_status write_ghosts(cg_ctx *c, clcg_slice *s, int64_t ng)
+{
+    cl_int e = CL_SUCCESS;
+    cl_event ev = NULL;
+    for (int64_t k = 0; k < ng; k++)
+        s->hghost[k] = c->hp[s->ghost_src[k]];
+    if (!s->xq) {
+        s->xq = clCreateCommandQueue(s->dev.ctx, s->dev.info.device, 0, &e);
+        CLCG_CL(e);
+    }
+    CLCG_CL(clEnqueueWriteBuffer(s->xq, s->sp_in, CL_FALSE, (size_t)s->nrows * sizeof(double),
+                                 (size_t)ng * sizeof(double), s->hghost, 0, NULL, &ev));
+    e = clFlush(s->xq);
+    if (e == CL_SUCCESS)
+        e = clEnqueueBarrierWithWaitList(s->dev.queue, 1, &ev, NULL);
+    clReleaseEvent(ev);
+    CLCG_CL(e);
+    return CLCG_OK;
+}
+
+/* The host path's fused SpMV of the interior rows: p = z + beta p[1-par] formed on the fly
+ * (written to p[par]) from the global r'z, previous r'z and r'r the host has written as
+ * one pair each; the stop test in the kernel sees what the host has just seen. */
+static clcg_status set_interior_cg(clcg_slice *s, cl_kernel k, int par, int64_t its, int all)
+{
+    CLCG_CALL(set_spmv_head(k, s, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int));
+    ARG(k, 5, s->r);
+    CLCG_CALL(set_dinv(k, 6, s));
+    ARG(k, 7, s->p[1 - par]);
+    ARG(k, 8, s->p[par]);
+    ARG(k, 9, s->g_rz[0]);
+    ARG(k, 10, (cl_uint)1);
+    ARG(k, 11, s->g_rz[1]);
+    ARG(k, 12, (cl_uint)1);
+    ARG(k, 13, s->g_rr);
+    ARG(k, 14, (cl_uint)1);
+    ARG(k, 15, (cl_uint)(its == 0));
+    ARG(k, 16, s->scal);
+    ARG(k, 17, (cl_uint)its);
+    ARG_NULL(k, 18);
+    return set_spmv_tail(k, 19, s, 0);
+}
+
+/* The host path forms p inside the SpMV when the storage takes row lists. */
+static int host_fused(const cg_ctx *c)
+{
+    for (int d = 0; d < c->nd; d++)
+        if (c->s[d].fmt == FMT_CSR_ADAPTIVE || c->s[d].fmt == FMT_CSR_STREAM)
+            return 0;
+    return 1;
+}
+
 /* sp_out = A sp_in on every device, with the ghost exchange of sp_in overlapped by the
- * SpMV of the interior rows; partial sums of sp_in'sp_out in part_pq. */
-static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
+ * SpMV of the interior rows; partial sums of sp_in'sp_out in part_pq.  fused (iteration
+ * its, sp_in = p[par]): only the rows listed in rows_pb hold the new p yet; the interior
+ * SpMV forms the rest on the fly. */
+static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int par, int64_t its)
 {
     double t0 = MPI_Wtime();
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
@@ -516,6 +572,12 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
                 if (st == CLCG_OK)
                     st = launch(c, d, ks, K_SPMV, &s->spmv);
             }
+        } else if (st == CLCG_OK && fused && (s->nint > 0 || s->ncols == s->nrows)) {
+            int all = s->ncols == s->nrows || !s->rows_int;
+            s->npq_parts = s->spmv.ng;
+            st = set_interior_cg(s, s->k[K_SPMV_CG], par, its, all);
+            if (st == CLCG_OK)
+                st = launch(c, d, s->k[K_SPMV_CG], K_SPMV_CG, &s->spmv);
         } else if (st == CLCG_OK && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
@@ -551,13 +613,8 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
         clcg_slice *s = &c->s[d];
         int64_t ng = s->ncols - s->nrows;
         if (s->fmt == FMT_CSR_ADAPTIVE) {   /* ghosts first, then every bin */
-            if (ng > 0) {
-                for (int64_t k = 0; k < ng; k++)
-                    s->hghost[k] = c->hp[s->ghost_src[k]];
-                st = clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->sp_in, CL_FALSE,
-                                                          (size_t)s->nrows * sizeof(double), (size_t)ng * sizeof(double),
-                                                          s->hghost, 0, NULL, NULL), "clEnqueueWriteBuffer(ghosts)");
-            }
+            if (ng > 0)
+                st = write_ghosts(c, s, ng);
             for (int b = 0; b < NBINS && st == CLCG_OK; b++) {
                 if (!s->bin_n[b])
                     continue;
@@ -570,11 +627,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st)
         }
         if (ng == 0)
             continue;
-        for (int64_t k = 0; k < ng; k++)
-            s->hghost[k] = c->hp[s->ghost_src[k]];
-        st = clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->sp_in, CL_FALSE, (size_t)s->nrows * sizeof(double),
-                                                  (size_t)ng * sizeof(double), s->hghost, 0, NULL, NULL),
-                             "clEnqueueWriteBuffer(ghosts)");
+        st = write_ghosts(c, s, ng);
         if (st == CLCG_OK && s->fmt == FMT_CSR_STREAM) {
             cl_kernel ks = s->k[K_SPMV];
             st = set_spmv_all(ks, s);
@@ -607,6 +660,7 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
     clcg_status st = CLCG_OK;
     double v[2];
     int64_t k = 0;
+    const int fused = host_fused(c);
 
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
         c->s[d].sp_in = c->s[d].p[0];
@@ -636,8 +690,34 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             res->outcome = CLCG_DIVERGED_BREAKDOWN;
             break;
         }
-        /* p = z + beta p */
-        for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
+        /* p = z + beta p: fused, p[par] from p[1-par], first the rows that the exchange and
+           the boundary SpMV need, the others inside the interior SpMV; else in place */
+        const int par = fused ? (int)(k & 1) : 0;
+        for (int d = 0; fused && d < c->nd && st == CLCG_OK; d++) {
+            clcg_slice *s = &c->s[d];
+            cl_kernel ku = s->k[K_UPDATE_P_LIST];
+            const double beta = k == 0 ? 0.0 : rz / rz_prev;
+            s->sp_in = s->p[par];
+            st = write_scalar(s, s->g_rz[0], 0, rz);
+            if (st == CLCG_OK)
+                st = write_scalar(s, s->g_rz[1], 2, rz_prev);
+            if (st == CLCG_OK)
+                st = write_scalar(s, s->g_rr, 3, rr);
+            if (st == CLCG_OK && s->npb > 0) {
+                st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->npb}) |
+                                     clSetKernelArg(ku, 1, sizeof(cl_mem), &s->rows_pb) |
+                                     clSetKernelArg(ku, 2, sizeof(cl_mem), &s->r) |
+                                     clSetKernelArg(ku, 4, sizeof(cl_mem), &s->p[1 - par]) |
+                                     clSetKernelArg(ku, 5, sizeof(cl_mem), &s->p[par]) |
+                                     clSetKernelArg(ku, 6, sizeof(double), &beta),
+                                     "clSetKernelArg(update_p_list)");
+                if (st == CLCG_OK)
+                    st = set_dinv(ku, 3, s);
+                if (st == CLCG_OK)
+                    st = launch(c, d, ku, K_UPDATE_P_LIST, &s->vec);
+            }
+        }
+        for (int d = 0; !fused && d < c->nd && st == CLCG_OK; d++) {
             clcg_slice *s = &c->s[d];
             cl_kernel ku = s->k[K_UPDATE_P];
             const double beta = k == 0 ? 0.0 : rz / rz_prev;   /* p starts as 0 */
@@ -653,7 +733,7 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         }
         if (k == 2 && st == CLCG_OK)
             st = clcg_fault_point(c->rank, "solve");
-        st = spmv_with_exchange(c, st);
+        st = spmv_with_exchange(c, st, fused, par, k);
         st = reduce_global(c, RED_PQ, v, st);
         if (st != CLCG_OK)
             return st;
@@ -669,10 +749,10 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
             clcg_slice *s = &c->s[d];
             st = write_scalar(s, s->g_pq, 1, pq);
-            if (st == CLCG_OK)
+            if (st == CLCG_OK && !fused)   /* fused: written at the start of the iteration */
                 st = write_scalar(s, s->g_rz[0], 0, rz);
             if (st == CLCG_OK)
-                st = set_update_xr(s, s->k[K_UPDATE_XR], s->p[0], s->g_pq, 1, s->g_rz[0], 1, 0);
+                st = set_update_xr(s, s->k[K_UPDATE_XR], s->p[par], s->g_pq, 1, s->g_rz[0], 1, 0);
             if (st == CLCG_OK)
                 st = launch(c, d, s->k[K_UPDATE_XR], K_UPDATE_XR, &s->vec);
         }
@@ -794,7 +874,7 @@ static clcg_status solve_sr(cg_ctx *c, double tol2, double bnorm, clcg_solve_res
         s->sp_in = s->p[1];
         s->sp_out = s->q;
     }
-    st = spmv_with_exchange(c, st);
+    st = spmv_with_exchange(c, st, 0, 0, 0);
     st = reduce_global(c, RED_SR, v, st);
     if (st != CLCG_OK)
         return st;
@@ -809,7 +889,7 @@ static clcg_status solve_sr(cg_ctx *c, double tol2, double bnorm, clcg_solve_res
         }
         if (k == 2 && st == CLCG_OK)
             st = clcg_fault_point(c->rank, "solve");
-        st = spmv_with_exchange(c, st);
+        st = spmv_with_exchange(c, st, 0, 0, 0);
         st = reduce_global(c, RED_SR, v, st);
         if (st != CLCG_OK)
             return st;
@@ -888,7 +968,7 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         s->sp_in = s->p[1];
         s->sp_out = s->q;
     }
-    st = spmv_with_exchange(c, st);
+    st = spmv_with_exchange(c, st, 0, 0, 0);
     /* w0 = n; then the update with alpha = beta = 0 leaves r, u, w as they are and gives
      * m0 = M^-1 w0 and the partial sums of r'u, w'u, r'r for the first reduction. */
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
@@ -913,7 +993,7 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         c->t_allreduce += MPI_Wtime() - t0;
         /* n = A m while the reduction travels (m's ghosts exchanged inside) */
         if (k < c->o->max_it)
-            st = spmv_with_exchange(c, st);
+            st = spmv_with_exchange(c, st, 0, 0, 0);
         t0 = MPI_Wtime();
         if (MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return clcg_error(CLCG_ERR_MPI, "MPI_Wait of the dot products failed");

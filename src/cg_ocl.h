@@ -20,7 +20,7 @@ enum { NBINS = 3 };
 
 /* kernels, in profile-table order */
 enum {
-    K_SPMV_CG = 0, K_SPMV, K_UPDATE_P_CG, K_UPDATE_XR, K_UPDATE_P, K_UPDATE_SR, K_UPDATE_PIPE, K_RESIDUAL_INIT,
+    K_SPMV_CG = 0, K_SPMV, K_UPDATE_P_CG, K_UPDATE_XR, K_UPDATE_P, K_UPDATE_P_LIST, K_UPDATE_SR, K_UPDATE_PIPE, K_RESIDUAL_INIT,
     K_REDUCE, K_CHECK, K_PACK, K_DOT, K_JACOBI, K_COUNT
 };
 
@@ -38,7 +38,7 @@ typedef struct {
     unsigned vs, C;                      /* CSR vector team size, SELL slice height */
     cl_mem ptr, col, val;                /* CSR row pointers or SELL slice pointers */
     cl_mem x, r, q, b, dinv, p[2];
-    cl_mem part_pq, part_rz[2], part_rr[2], red, g_rz[2], g_pq, scal;
+    cl_mem part_pq, part_rz[2], part_rr[2], red, g_rz[2], g_pq, g_rr, scal;
     cl_mem pack_idx, pack_buf, rows_int, rows_bnd;
     cl_mem ext[EXT_COUNT];                /* allocated for the variant in use */
     cl_mem sp_in, sp_out;                /* what the exchange + SpMV step multiplies */
@@ -54,7 +54,10 @@ typedef struct {
     cl_mem hpin_pack, hpin_ghost, hpin_red, hpin_glob;  /* pinned host staging */
     double *hpack, *hghost, *hred, *hglob;              /* their mapped pointers */
     int64_t npack, nint, nbnd;
+    cl_mem rows_pb;                      /* boundary rows and rows others need: p formed first */
+    int64_t npb;
     cl_event pack_ev;                    /* the boundary read of this iteration */
+    cl_command_queue xq;                 /* ghost writes, beside the interior SpMV (made on first use) */
     int64_t *pack_dst;       /* pack entry k -> rank-local row */
     int64_t *ghost_src;      /* device ghost k -> rank-local column */
     cl_kernel k[K_COUNT];

@@ -14,7 +14,8 @@ const char *clcg_format_name(clcg_fmt f)
     return names[f];
 }
 
-static const char *const knames[K_COUNT] = {"spmv_cg", "spmv", "update_p_cg", "update_xr", "update_p", "update_sr",
+static const char *const knames[K_COUNT] = {"spmv_cg", "spmv", "update_p_cg", "update_xr", "update_p", "update_p_list",
+                                            "update_sr",
                                             "update_pipe", "residual_init", "reduce_sum", "check_stop",
                                             "pack", "dot_part", "jacobi"};
 
@@ -253,6 +254,7 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
     for (int i = 0; i < 2; i++)
         CLCG_CHECK(st, buf_from(s, NULL, sizeof(cl_double2), "reduced values", &s->g_rz[i]), out);
     CLCG_CHECK(st, buf_from(s, NULL, sizeof(cl_double2), "reduced values", &s->g_pq), out);
+    CLCG_CHECK(st, buf_from(s, NULL, sizeof(cl_double2), "reduced values", &s->g_rr), out);
     CLCG_CHECK(st, buf_from(s, NULL, S_COUNT * sizeof(double), "solver scalars", &s->scal), out);
     for (int i = 0; i < 2; i++)
         CLCG_CHECK(st, clcg_cl_fail_if(clEnqueueFillBuffer(s->dev.queue, s->p[i], &zero, sizeof zero, 0, vb, 0,
@@ -320,6 +322,30 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
             s->pack_dst[k] = i;
             pidx[k++] = (cl_uint)(i - lo);
         }
+    {   /* rows whose p the host path forms before the exchange: boundary rows (their SpMV
+           runs on a complete p) and the rows others need */
+        unsigned char *mark = NULL;
+        cl_uint *pb = NULL;
+        CLCG_CHECK(st, clcg_calloc(&mark, (size_t)n + 1, 1, "row marks"), out);
+        st = clcg_malloc(&pb, (size_t)n + 1, sizeof *pb, "boundary rows");
+        if (st == CLCG_OK) {
+            if (s->ncols > n)
+                for (int64_t b = 0; b < s->nbnd; b++)
+                    mark[rows[s->nint + b]] = 1;
+            for (int64_t k = 0; k < s->npack; k++)
+                mark[pidx[k]] = 1;
+            s->npb = 0;
+            for (int64_t i = 0; i < n; i++)
+                if (mark[i])
+                    pb[s->npb++] = (cl_uint)i;
+            if (s->npb)
+                st = buf_from(s, pb, (size_t)s->npb * sizeof *pb, "boundary rows", &s->rows_pb);
+        }
+        free(mark);
+        free(pb);
+        if (st != CLCG_OK)
+            goto out;
+    }
     if (s->npack) {
         CLCG_CHECK(st, buf_from(s, pidx, (size_t)s->npack * sizeof *pidx, "pack list", &s->pack_idx), out);
         CLCG_CHECK(st, buf_from(s, NULL, (size_t)s->npack * sizeof(double), "pack buffer", &s->pack_buf), out);
@@ -372,7 +398,7 @@ void clcg_slice_free(clcg_slice *s)
 {
     cl_mem *mems[] = {&s->ptr, &s->col, &s->val, &s->x, &s->r, &s->q, &s->b, &s->dinv, &s->p[0], &s->p[1],
                       &s->part_pq, &s->part_rz[0], &s->part_rz[1], &s->part_rr[0], &s->part_rr[1], &s->red,
-                      &s->g_rz[0], &s->g_rz[1], &s->g_pq, &s->scal, &s->pack_idx, &s->pack_buf, &s->rows_int, &s->rows_bnd,
+                      &s->g_rz[0], &s->g_rz[1], &s->g_pq, &s->g_rr, &s->scal, &s->pack_idx, &s->pack_buf, &s->rows_int, &s->rows_bnd, &s->rows_pb,
                       &s->ext[0], &s->ext[1], &s->ext[2], &s->ext[3], &s->ext[4], &s->wrr, &s->blk};
     struct { cl_mem *m; double **p; } pins[] = {{&s->hpin_pack, &s->hpack}, {&s->hpin_ghost, &s->hghost},
                                                 {&s->hpin_red, &s->hred}, {&s->hpin_glob, &s->hglob}};
@@ -384,6 +410,10 @@ void clcg_slice_free(clcg_slice *s)
         }
     if (s->dev.queue)
         clFinish(s->dev.queue);
+    if (s->xq) {
+        clFinish(s->xq);
+        clReleaseCommandQueue(s->xq);
+    }
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
         if (*mems[i])
             clReleaseMemObject(*mems[i]);
@@ -426,6 +456,7 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
     case K_UPDATE_P_CG: return 24.0 * n + js;
     case K_UPDATE_XR: return 48.0 * n + j;
     case K_UPDATE_P: return 24.0 * n + j;
+    case K_UPDATE_P_LIST: return (28.0 + (s->dinv ? 8.0 : 0.0)) * (double)s->npb;
     case K_UPDATE_SR: return 88.0 * n + j;     /* read u p w s x r, write p s x r u */
     case K_UPDATE_PIPE: return 152.0 * n + j;  /* read 10 vectors, write 9 */
     case K_JACOBI: return 24.0 * n;

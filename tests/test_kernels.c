@@ -1468,6 +1468,68 @@ static void test_update_p(void)
     clReleaseKernel(k);
 }
 
+/* update_p_list: p[i] = z_i + beta pprev_i for the listed rows (every third, in descending
+ * order), the others untouched; the same bits as the expression on the host */
+static void test_update_p_list(void)
+{
+    cl_kernel k = kernel("update_p_list");
+    for (int si = 0; si < NSIZES; si++) {
+        const int64_t n = vec_sizes[si];
+        for (int jac = 0; jac < 2; jac++) {
+            char label[128];
+            int64_t bad = 0, m = 0;
+            snprintf(label, sizeof label, "update_p_list, n=%lld, %s", (long long)n, jac ? "Jacobi" : "no preconditioner");
+            reseed(label);
+            double *r = rvec(n, -1.0, 1.0), *d = rvec(n, 0.5, 2.0), *pprev = rvec(n, -1.0, 1.0);
+            double *want = xmalloc((size_t)n, sizeof *want), *got = xmalloc((size_t)n, sizeof *got);
+            cl_uint *rows = xmalloc((size_t)n, sizeof *rows);
+            const double beta = uni(0.1, 2.0);
+            for (int64_t i = n - 1; i >= 0; i--)
+                if (i % 3 == 0)
+                    rows[m++] = (cl_uint)i;
+            for (int64_t i = 0; i < n; i++) {
+                const double z = jac ? d[i] * r[i] : r[i];
+                want[i] = i % 3 == 0 ? z + beta * pprev[i] : NAN;
+            }
+            cl_mem br = dbuf_from((size_t)n, r), bd = dbuf_from((size_t)n, d), bpp = dbuf_from((size_t)n, pprev);
+            cl_mem bp = dbuf((size_t)n), brows = ubuf_from((size_t)m, rows, (cl_uint)n);
+            for (int t = 0; t < NSHAPES(few_shapes); t++) {
+                const shape *L = &few_shapes[t];
+                if (!shape_fits(L))
+                    continue;
+                poison(bp, (size_t)n);
+                argset a = {k, 0};
+                au(&a, (cl_uint)m);
+                am(&a, brows);
+                am(&a, br);
+                am(&a, jac ? bd : NULL);
+                am(&a, bpp);
+                am(&a, bp);
+                ad(&a, beta);
+                launch(k, L);
+                get(bp, (size_t)n, got);
+                for (int64_t i = 0; i < n; i++)
+                    if (!(i % 3 == 0 ? got[i] == want[i] : isnan(got[i])) && bad++ < SHOW)
+                        tap_diag("  p[%lld] = %.17g, want %.17g", (long long)i, got[i], want[i]);
+                bad += guard_broken("p", bp, (size_t)n);
+            }
+            tap_ok(bad == 0, "%s: listed rows bit-exact, others untouched, 3 launch shapes", label);
+            release(br);
+            release(bd);
+            release(bpp);
+            release(bp);
+            release(brows);
+            free(r);
+            free(d);
+            free(pprev);
+            free(want);
+            free(got);
+            free(rows);
+        }
+    }
+    clReleaseKernel(k);
+}
+
 /* update_xr: alpha = rz / pq, x += alpha p, r -= alpha q, partials of the new r'z, r'r;
  * a non-positive or non-finite p'q (or r'z) stops instead */
 typedef struct {
@@ -1897,6 +1959,7 @@ int main(int argc, char **argv)
     test_elementwise();
     test_residual_init();
     test_update_p();
+    test_update_p_list();
     test_update_xr();
     test_updates();
     test_spmv();
