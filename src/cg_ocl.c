@@ -6,8 +6,8 @@
  * with every scalar kept on the device (each work-group sums the previous kernel's
  * partials itself; r'z, once summed by the SpMV, is kept as one pair for update_xr and
  * the next SpMV), so the host only enqueues and reads the stop flag every few
- * iterations, without waiting in between.  csr-stream splits the first kernel in two
- * (update_p_cg: stop test and p; then the plain SpMV): its rows gather one vector only.
+ * iterations, without waiting in between.  csr-stream, and SELL on large slices, split the
+ * first kernel in two (update_p_cg: stop test and p; then the plain SpMV; see split_p).
  *
  * Several ranks or devices: the host path.  Per iteration, update_p; the ghost
  * exchange (pack, read, MPI, write) overlapped with the SpMV of the interior rows; the
@@ -131,7 +131,25 @@ static clcg_status set_spmv_cg(clcg_slice *s, int par)
     return set_spmv_tail(k, 19, s, 0);
 }
 
-/* csr-stream on one device: update_p_cg forms p[par], then the plain SpMV multiplies it */
+/* One device: form p in a pass of its own (update_p_cg, then the plain SpMV) rather than
+ * inside the SpMV.  csr-stream always (its rows gather scattered columns: one vector
+ * instead of three); SELL from SPLIT_P_ROWS rows on: the plain SELL kernel streams so much
+ * better than the fused one that the extra pass pays (one H200, Poisson 256^3: 0.780
+ * against 0.793 ms, Jacobi 0.841 against 0.870 ms), while at 128^3 (2.1 M rows) its launch
+ * costs more than it saves (0.1255 against 0.1197 ms).  CLCG_P_PASS=split|fused overrides
+ * the choice for every format (development and tests). */
+#define SPLIT_P_ROWS 5000000
+static int split_p(const clcg_slice *s)
+{
+    const char *e = getenv("CLCG_P_PASS");
+    if (e && !strcmp(e, "split"))
+        return 1;
+    if (e && !strcmp(e, "fused"))
+        return 0;
+    return s->fmt == FMT_CSR_STREAM || (s->fmt == FMT_SELL && s->nrows >= SPLIT_P_ROWS);
+}
+
+/* update_p_cg forms p[par], then the plain SpMV multiplies it */
 static clcg_status set_p_then_spmv(clcg_slice *s, int par)
 {
     cl_kernel k = s->kpc[par];
@@ -278,7 +296,7 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
         if (s->fmt == FMT_CSR_ADAPTIVE)
             for (int b = 0; b < NBINS; b++)
                 CLCG_CALL(set_bin(s, s->kbin_cg[par][b], b, 1, par, NULL));
-        else if (s->fmt == FMT_CSR_STREAM)
+        else if (split_p(s))
             CLCG_CALL(set_p_then_spmv(s, par));
         else
             CLCG_CALL(set_spmv_cg(s, par));
@@ -296,7 +314,7 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
                 ARG(s->kbin_cg[par][b], 17, (cl_uint)k);
                 CLCG_CALL(launch(c, 0, s->kbin_cg[par][b], K_SPMV_CG, &L));
             }
-        } else if (s->fmt == FMT_CSR_STREAM) {
+        } else if (split_p(s)) {
             cl_kernel ks = s->k[K_SPMV];
             ARG(s->kpc[par], 11, (cl_uint)(k == 0));
             ARG(s->kpc[par], 13, (cl_uint)k);

@@ -76,6 +76,18 @@ ok $? "tuned ($a iterations, cache written) and untuned ($b) runs agree"
 "$CLCG_BIN" --generate poisson3d:12 --tune-cache "$t/tune.txt" --json "$t/c.json" -q
 grep -q '"tuning": "cached' "$t/c.json"; ok $? "a second run takes the tuned shapes from the cache"
 
+# p formed in a pass of its own before a plain SpMV (the form large SELL slices and csr-stream
+# take on one device), and inside the SpMV: the same iterates as the reference
+"$CLCG_BIN" --reference --generate poisson3d:12 --json "$t/ref.json" -q
+base=$(json_num "$t/ref.json" iterations)
+for pp in split fused; do
+  for f in sell csr-stream; do
+    CLCG_P_PASS=$pp "$CLCG_BIN" --generate poisson3d:12 --format $f --json "$t/f.json" -q; rc=$?
+    a=$(json_num "$t/f.json" iterations); tr=$(json_num "$t/f.json" true)
+    [ $rc -eq 0 ] && absdiff_le "$a" "$base" 2 && le "$tr" 1e-7
+    ok $? "CLCG_P_PASS=$pp, --format $f: $a iterations (reference $base, +-2), true residual $tr"
+  done
+done
 for f in csr-scalar csr-vector sell csr-adaptive csr-stream; do
   "$CLCG_BIN" --generate poisson3d:11 --format $f --json "$t/f.json" -q; rc=$?
   a=$(json_num "$t/f.json" iterations); tr=$(json_num "$t/f.json" true)
