@@ -444,19 +444,28 @@ out:
 
 /* ---- moving entries ---- */
 
-/* Send sbuf (scount[r] records for rank r, in rank order) and receive *rbuf (*rlen
- * records, in source rank order).  Collective; the status is agreed. */
-static clcg_status exchange(MPI_Comm comm, MPI_Datatype rt, const rec *sbuf,
+/* Send *sbuf (scount[r] records for rank r, in rank order) and receive *rbuf (*rlen
+ * records, in source rank order).  On one rank the records stay where they are: *rbuf
+ * takes *sbuf over (no copy into fresh memory, which the system must first clear) and
+ * *sbuf becomes NULL.  Collective; the status is agreed. */
+static clcg_status exchange(MPI_Comm comm, MPI_Datatype rt, rec **sbufp,
                             const int64_t *scount, rec **rbuf, int64_t *rlen, int64_t *held)
 {
     int nranks;
     int *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
     int64_t ssum = 0, rsum = 0;
     clcg_status st = CLCG_OK;
+    const rec *sbuf = *sbufp;
 
     MPI_Comm_size(comm, &nranks);
     *rbuf = NULL;
     *rlen = 0;
+    if (nranks == 1) {
+        *rbuf = *sbufp;
+        *sbufp = NULL;
+        *rlen = scount[0];
+        return CLCG_OK;
+    }
     st = clcg_malloc(&sc, (size_t)nranks * 4, sizeof *sc, "exchange counts");
     if (st == CLCG_OK) {
         sd = sc + nranks;
@@ -545,7 +554,7 @@ static clcg_status to_blocks(MPI_Comm comm, MPI_Datatype rt, int64_t n, clcg_coo
     }
     clcg_coo_free(coo);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), done);
-    st = exchange(comm, rt, sbuf, cnt, out, nout, held);
+    st = exchange(comm, rt, &sbuf, cnt, out, nout, held);
 done:
     free(sbuf);
     free(cnt);
@@ -734,6 +743,21 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
     total = b->ptr[b->nrows];
+    if (nranks == 1) {   /* every row stays: the assembled arrays become the rank's */
+        A->row0 = 0;
+        A->nrows = b->nrows;
+        A->nnz = total;
+        A->rowptr = b->ptr;
+        A->val = b->val;
+        *gcol = b->col;
+        b->ptr = NULL;
+        b->val = NULL;
+        b->col = NULL;
+        st = clcg_malloc(&A->colind, (size_t)total + 1, sizeof *A->colind, "column indices");
+        if (total > *held)
+            *held = total;
+        return st;
+    }
     st = clcg_calloc(&cnt, (size_t)nranks, sizeof *cnt, "exchange counts");
     if (st == CLCG_OK)
         st = clcg_malloc(&sbuf, (size_t)total + 1, sizeof *sbuf, "matrix entries to send");
@@ -752,7 +776,7 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
     }
     rows_free(b);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    CLCG_CHECK(st, exchange(comm, rt, sbuf, cnt, &rbuf, &m, held), out);
+    CLCG_CHECK(st, exchange(comm, rt, &sbuf, cnt, &rbuf, &m, held), out);
     free(sbuf);
     sbuf = NULL;
 
