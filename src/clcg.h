@@ -88,6 +88,10 @@ clcg_status clcg_fault_point(int rank, const char *phase);
 clcg_status clcg_malloc(void *pptr, size_t count, size_t size, const char *what);
 clcg_status clcg_calloc(void *pptr, size_t count, size_t size, const char *what);
 clcg_status clcg_realloc(void *pptr, size_t count, size_t size, const char *what);
+/* fn(ctx, lo, hi) over [0, n) cut into contiguous ranges, one per CPU this process may run
+ * on (at most 32; in this thread when there is one CPU or a thread cannot start).  fn must
+ * only touch what its range owns. */
+void clcg_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx);
 
 /* ---- sparse matrices ---- */
 typedef int64_t clcg_gidx;   /* global row/column index */

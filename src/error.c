@@ -148,56 +148,73 @@ static void big_pages(void *p, size_t bytes)
  * threads as this process may run on (its CPU affinity; one under an mpirun that binds each
  * rank to a core), so the clearing runs in parallel. */
 #define PREFAULT_MIN ((size_t)64 << 20)
-#define PREFAULT_THREADS 32
+#define MAX_THREADS 32
+
+typedef struct {
+    void (*fn)(void *, int64_t, int64_t);
+    void *ctx;
+    int64_t lo, hi;
+} range_job;
+
+static void *run_range(void *arg)
+{
+    range_job *j = arg;
+    j->fn(j->ctx, j->lo, j->hi);
+    return NULL;
+}
+
+void clcg_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx)
+{
+    cpu_set_t set;
+    int nt = 1;
+    pthread_t th[MAX_THREADS];
+    range_job job[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    if (n <= 0)
+        return;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        nt = CPU_COUNT(&set);
+    if (nt > MAX_THREADS)
+        nt = MAX_THREADS;
+    if ((int64_t)nt > n)
+        nt = (int)n;
+    if (nt < 2) {
+        fn(ctx, 0, n);
+        return;
+    }
+    for (int t = 0; t < nt; t++) {
+        job[t] = (range_job){fn, ctx, n * t / nt, n * (t + 1) / nt};
+        if (t > 0)
+            started[t] = pthread_create(&th[t], NULL, run_range, &job[t]) == 0;
+    }
+    run_range(&job[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            run_range(&job[t]);   /* no thread: done here */
+    }
+}
 
 typedef struct {
     volatile char *p;
-    size_t len, page;
-} touch_job;
+    size_t bytes, page;
+} touch_ctx;
 
-static void *touch(void *arg)
+static void touch(void *arg, int64_t lo, int64_t hi)
 {
-    const touch_job *j = arg;
-    for (size_t o = 0; o < j->len; o += j->page)
-        j->p[o] = 0;
-    return NULL;
+    const touch_ctx *c = arg;
+    for (int64_t pg = lo; pg < hi; pg++)
+        c->p[(size_t)pg * c->page] = 0;
 }
 
 /* p: a new block whose contents are undefined or zero (writing zeros changes nothing) */
 static void prefault(void *p, size_t bytes)
 {
-    cpu_set_t set;
-    int nt = 1;
     if (!p || bytes < PREFAULT_MIN)
         return;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        nt = CPU_COUNT(&set);
-    if (nt > PREFAULT_THREADS)
-        nt = PREFAULT_THREADS;
-    if (nt < 2)
-        return;
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = (bytes + page - 1) / page;
-    pthread_t th[PREFAULT_THREADS];
-    touch_job job[PREFAULT_THREADS];
-    int started[PREFAULT_THREADS] = {0};
-    for (int t = 0; t < nt; t++) {
-        const size_t a = pages * (size_t)t / (size_t)nt, b = pages * (size_t)(t + 1) / (size_t)nt;
-        size_t hi = b * page;
-        if (hi > bytes)
-            hi = bytes;
-        job[t].p = (char *)p + a * page;
-        job[t].len = hi > a * page ? hi - a * page : 0;
-        job[t].page = page;
-        if (t > 0)
-            started[t] = pthread_create(&th[t], NULL, touch, &job[t]) == 0;
-    }
-    touch(&job[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started[t])
-            pthread_join(th[t], NULL);
-        else
-            touch(&job[t]);   /* no thread: done here */
-    }
+    touch_ctx c = {p, bytes, (size_t)sysconf(_SC_PAGESIZE)};
+    clcg_parallel_for((int64_t)((bytes + c.page - 1) / c.page), touch, &c);
 }
 
 clcg_status clcg_malloc(void *pptr, size_t count, size_t size, const char *what)
