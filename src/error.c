@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char clcg_msg[4096];
-static int clcg_msg_set;
+/* per thread: worker threads (the parallel parse) may fail on their own; the main thread
+ * then redoes their work to report the failure itself */
+static _Thread_local char clcg_msg[4096];
+static _Thread_local int clcg_msg_set;
 
 static const char *const status_names[CLCG_ERR_COUNT] = {
     "CLCG_OK", "CLCG_ERR_USAGE", "CLCG_ERR_INPUT", "CLCG_ERR_NOT_SPD",

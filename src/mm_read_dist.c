@@ -187,6 +187,120 @@ static int64_t count_newlines(const char *b, size_t len)
     return c;
 }
 
+/* Start of piece r of buf[0..take) cut in nranks, moved to a line start. */
+static size_t piece_start(const char *buf, size_t take, int nranks, int r)
+{
+    size_t s = (size_t)clcg_block_begin((int64_t)take, nranks, r);
+    const char *nl;
+    if (s == 0 || s >= take || buf[s - 1] == '\n')
+        return s < take ? s : take;
+    nl = memchr(buf + s, '\n', take - s);
+    return nl ? (size_t)(nl - buf) + 1 : take;
+}
+
+/* ---- parsing a rank's text in parallel ---- */
+
+#define PARSE_PIECES 64                    /* line-aligned pieces, spread over the threads */
+#define PARSE_PARALLEL_MIN ((size_t)16 << 20)
+
+typedef struct {
+    const char *path;
+    const clcg_mm_header *h;               /* nentries: unlimited (counted by the caller) */
+    const char *buf;
+    size_t start[PARSE_PIECES + 1];
+    int64_t lines[PARSE_PIECES];           /* newlines in each piece, then its first line */
+    clcg_coo part[PARSE_PIECES];
+    int64_t count[PARSE_PIECES];
+    int ok[PARSE_PIECES];
+    clcg_coo *out;
+    int64_t at[PARSE_PIECES];              /* where each piece's triplets go in out */
+} parse_job;
+
+static void count_pieces(void *arg, int64_t lo, int64_t hi)
+{
+    parse_job *j = arg;
+    for (int64_t p = lo; p < hi; p++)
+        j->lines[p] = count_newlines(j->buf + j->start[p], j->start[p + 1] - j->start[p]);
+}
+
+static void parse_pieces(void *arg, int64_t lo, int64_t hi)
+{
+    parse_job *j = arg;
+    for (int64_t p = lo; p < hi; p++) {
+        j->count[p] = 0;
+        j->ok[p] = clcg_mm_parse_entries(j->path, j->h, j->buf + j->start[p], j->start[p + 1] - j->start[p],
+                                         j->lines[p], &j->part[p], &j->count[p]) == CLCG_OK;
+        clcg_error_clear();   /* this thread's; the main thread redoes a failed parse */
+    }
+}
+
+static void join_pieces(void *arg, int64_t lo, int64_t hi)
+{
+    parse_job *j = arg;
+    for (int64_t p = lo; p < hi; p++) {
+        const clcg_coo *c = &j->part[p];
+        memcpy(j->out->row + j->at[p], c->row, (size_t)c->len * sizeof *c->row);
+        memcpy(j->out->col + j->at[p], c->col, (size_t)c->len * sizeof *c->col);
+        memcpy(j->out->val + j->at[p], c->val, (size_t)c->len * sizeof *c->val);
+    }
+}
+
+/* clcg_mm_parse_entries of a coordinate text into an empty coo, in PARSE_PIECES line-aligned
+ * pieces parsed by parallel threads and joined in order.  Returns 0 when it did not do it
+ * (small text, an array, any piece that fails: the caller then parses serially and reports
+ * the first bad line as always), with coo left empty. */
+static int parse_parallel(const char *path, const clcg_mm_header *open_h, const char *buf, size_t len,
+                          int64_t first_line, clcg_coo *coo, int64_t *k)
+{
+    parse_job *j = NULL;
+    int done = 0;
+    int64_t total = 0, line = first_line;
+    size_t min = PARSE_PARALLEL_MIN;
+    const char *e = getenv("CLCG_PARSE_MIN");   /* tests: the parallel parse on small files */
+    if (e && *e)
+        min = (size_t)strtoull(e, NULL, 10);
+    if (len < min || len == 0 || open_h->type[1] != 'C' || coo->len != 0)
+        return 0;
+    if (clcg_calloc(&j, 1, sizeof *j, "parse pieces") != CLCG_OK) {
+        clcg_error_clear();
+        return 0;
+    }
+    j->path = path;
+    j->h = open_h;
+    j->buf = buf;
+    j->out = coo;
+    for (int p = 0; p <= PARSE_PIECES; p++)
+        j->start[p] = p == PARSE_PIECES ? len : piece_start(buf, len, PARSE_PIECES, p);
+    clcg_parallel_for(PARSE_PIECES, count_pieces, j);
+    for (int p = 0; p < PARSE_PIECES; p++) {
+        const int64_t nl = j->lines[p];
+        j->lines[p] = line;
+        line += nl;
+    }
+    clcg_parallel_for(PARSE_PIECES, parse_pieces, j);
+    done = 1;
+    for (int p = 0; p < PARSE_PIECES; p++) {
+        done &= j->ok[p];
+        j->at[p] = total;
+        total += j->part[p].len;
+    }
+    if (done && clcg_coo_reserve(coo, total > 0 ? total : 1) != CLCG_OK) {
+        clcg_error_clear();
+        done = 0;
+    }
+    if (done) {
+        clcg_parallel_for(PARSE_PIECES, join_pieces, j);
+        coo->len = total;
+        *k = 0;
+        for (int p = 0; p < PARSE_PIECES; p++)
+            *k += j->count[p];
+    }
+    for (int p = 0; p < PARSE_PIECES; p++)
+        clcg_coo_free(&j->part[p]);
+    free(j);
+    return done;
+}
+
 /* One round: every rank parses its piece buf[0..len) (first line first_line) into coo;
  * *base, the entries of all earlier rounds, grows by this round's.  The rank whose piece
  * holds entry number nentries+1 reports it (its own later errors come after it in the
@@ -202,7 +316,10 @@ static clcg_status parse_round(MPI_Comm comm, const char *path, const clcg_mm_he
 
     MPI_Comm_rank(comm, &rank);
     open_h.nentries = INT64_MAX;     /* count here; the declared count is checked below */
-    st = clcg_mm_parse_entries(path, &open_h, buf, len, first_line, coo, &k);
+    if (parse_parallel(path, &open_h, buf, len, first_line, coo, &k))
+        st = CLCG_OK;
+    else
+        st = clcg_mm_parse_entries(path, &open_h, buf, len, first_line, coo, &k);
     if (st != CLCG_OK)
         k = coo->len - before;       /* the entries before the bad line */
     if (MPI_Exscan(&k, &prefix, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
@@ -316,16 +433,6 @@ static clcg_status gz_fill(gzFile g, const char *path, char *buf, size_t cap, si
     return CLCG_OK;
 }
 
-/* Rank 0: start of piece r of buf[0..take) over nranks, moved to a line start. */
-static size_t piece_start(const char *buf, size_t take, int nranks, int r)
-{
-    size_t s = (size_t)clcg_block_begin((int64_t)take, nranks, r);
-    const char *nl;
-    if (s == 0 || s >= take || buf[s - 1] == '\n')
-        return s < take ? s : take;
-    nl = memchr(buf + s, '\n', take - s);
-    return nl ? (size_t)(nl - buf) + 1 : take;
-}
 
 /* gzip file: rank 0 inflates a chunk at a time and scatters line-aligned pieces. */
 static clcg_status read_gz(MPI_Comm comm, const char *path, const clcg_mm_header *h,
