@@ -1,15 +1,166 @@
 /* Plan the ghost exchange once: which owned entries each rank needs from me, where my
  * ghosts go (after the owned rows, ascending global index, so grouped by owner), and
- * the local column numbering of A. */
+ * the local column numbering of A.
+ *
+ * Distinct sorted indices (the ghosts; the entries others ask of me) come from a bitmap
+ * over the span of the values, with the count of set bits before each word: a value's
+ * position in the list is then a count, not a search.  The passes over A's entries run
+ * in parallel threads (clcg_parallel_for; the bits are set with the GCC atomic built-ins,
+ * which Clang has too). */
 #include "clcg_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_gidx(const void *a, const void *b)
+#define SET_CHUNKS 256   /* pieces of the value list, for per-piece results in parallel passes */
+
+/* The distinct values of v[0..n) outside [skip0, skip1), ascending. */
+typedef struct {
+    clcg_gidx lo;        /* bit b of word w stands for lo + 64 w + b */
+    int64_t nwords;
+    uint64_t *bits;
+    int64_t *before;     /* set bits in the words before w */
+    int64_t count;
+} index_set;
+
+typedef struct {
+    const clcg_gidx *v;
+    int64_t n;
+    clcg_gidx skip0, skip1;
+    clcg_gidx cmin[SET_CHUNKS], cmax[SET_CHUNKS];   /* per piece; cmin > cmax: none */
+    index_set *s;
+    clcg_gidx *list;
+} set_job;
+
+static int64_t chunk_begin(int64_t n, int64_t c)
 {
-    clcg_gidx x = *(const clcg_gidx *)a, y = *(const clcg_gidx *)b;
-    return (x > y) - (x < y);
+    return n / SET_CHUNKS * c + (c < n % SET_CHUNKS ? c : n % SET_CHUNKS);
+}
+
+static void set_span(void *arg, int64_t c0, int64_t c1)
+{
+    set_job *j = arg;
+    for (int64_t c = c0; c < c1; c++) {
+        clcg_gidx lo = INT64_MAX, hi = INT64_MIN;
+        for (int64_t k = chunk_begin(j->n, c); k < chunk_begin(j->n, c + 1); k++) {
+            const clcg_gidx g = j->v[k];
+            if (g < j->skip0 || g >= j->skip1) {
+                lo = g < lo ? g : lo;
+                hi = g > hi ? g : hi;
+            }
+        }
+        j->cmin[c] = lo;
+        j->cmax[c] = hi;
+    }
+}
+
+static void set_mark(void *arg, int64_t c0, int64_t c1)
+{
+    set_job *j = arg;
+    index_set *s = j->s;
+    for (int64_t c = c0; c < c1; c++) {
+        if (j->cmin[c] > j->cmax[c])
+            continue;
+        for (int64_t k = chunk_begin(j->n, c); k < chunk_begin(j->n, c + 1); k++) {
+            const clcg_gidx g = j->v[k];
+            if (g < j->skip0 || g >= j->skip1) {
+                const uint64_t d = (uint64_t)(g - s->lo), bit = (uint64_t)1 << (d % 64);
+                uint64_t *w = &s->bits[d / 64];
+                if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit))
+                    __atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
+            }
+        }
+    }
+}
+
+static void set_list(void *arg, int64_t w0, int64_t w1)
+{
+    set_job *j = arg;
+    const index_set *s = j->s;
+    for (int64_t w = w0; w < w1; w++) {
+        int64_t at = s->before[w];
+        for (uint64_t b = s->bits[w]; b; b &= b - 1)
+            j->list[at++] = s->lo + 64 * w + __builtin_ctzll(b);
+    }
+}
+
+/* Position of g (in the set) in the ascending list. */
+static inline int64_t index_set_rank(const index_set *s, clcg_gidx g)
+{
+    const uint64_t d = (uint64_t)(g - s->lo);
+    return s->before[d / 64] + __builtin_popcountll(s->bits[d / 64] & (((uint64_t)1 << (d % 64)) - 1));
+}
+
+static void index_set_free(index_set *s)
+{
+    free(s->bits);
+    free(s->before);
+    memset(s, 0, sizeof *s);
+}
+
+/* s = the distinct values of v[0..n) outside [skip0, skip1); *list (allocated here, at
+ * least one element) receives them ascending. */
+static clcg_status index_set_build(const clcg_gidx *v, int64_t n, clcg_gidx skip0, clcg_gidx skip1,
+                                   index_set *s, clcg_gidx **list, const char *what)
+{
+    set_job *j = NULL;
+    clcg_gidx lo = INT64_MAX, hi = INT64_MIN;
+    clcg_status st = CLCG_OK;
+
+    memset(s, 0, sizeof *s);
+    *list = NULL;
+    CLCG_CHECK(st, clcg_malloc(&j, 1, sizeof *j, what), out);
+    j->v = v;
+    j->n = n;
+    j->skip0 = skip0;
+    j->skip1 = skip1;
+    j->s = s;
+    clcg_parallel_for(SET_CHUNKS, set_span, j);
+    for (int c = 0; c < SET_CHUNKS; c++) {
+        lo = j->cmin[c] < lo ? j->cmin[c] : lo;
+        hi = j->cmax[c] > hi ? j->cmax[c] : hi;
+    }
+    if (lo <= hi) {
+        s->lo = lo;
+        s->nwords = (int64_t)((uint64_t)(hi - lo) / 64 + 1);
+        CLCG_CHECK(st, clcg_calloc(&s->bits, (size_t)s->nwords, sizeof *s->bits, what), out);
+        CLCG_CHECK(st, clcg_malloc(&s->before, (size_t)s->nwords, sizeof *s->before, what), out);
+        clcg_parallel_for(SET_CHUNKS, set_mark, j);
+        for (int64_t w = 0; w < s->nwords; w++) {
+            s->before[w] = s->count;
+            s->count += __builtin_popcountll(s->bits[w]);
+        }
+    }
+    CLCG_CHECK(st, clcg_malloc(list, (size_t)s->count + 1, sizeof **list, what), out);
+    j->list = *list;
+    clcg_parallel_for(s->nwords, set_list, j);
+out:
+    if (st != CLCG_OK) {
+        index_set_free(s);
+        free(*list);
+        *list = NULL;
+    }
+    free(j);
+    return st;
+}
+
+/* Local column numbers: owned columns first, ghosts after, in the order of the ghost set. */
+typedef struct {
+    const clcg_gidx *gcol;
+    int32_t *colind;
+    clcg_gidx row0, row1;
+    int64_t nrows;
+    const index_set *ghosts;
+} colind_job;
+
+static void number_columns(void *arg, int64_t lo, int64_t hi)
+{
+    const colind_job *j = arg;
+    for (int64_t k = lo; k < hi; k++) {
+        const clcg_gidx g = j->gcol[k];
+        j->colind[k] = (g >= j->row0 && g < j->row1) ? (int32_t)(g - j->row0)
+                                                     : (int32_t)(j->nrows + index_set_rank(j->ghosts, g));
+    }
 }
 
 static int owner_of(const int64_t *row_begin, int size, clcg_gidx g)
@@ -55,6 +206,7 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
     clcg_gidx *want = NULL, *asked = NULL;
     int64_t *pos_back = NULL, *pos_mine = NULL;
     int64_t nghost = 0;
+    index_set gs = {0}, ws = {0};
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -70,18 +222,8 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
     const int64_t row0 = row_begin[rank], row1 = row_begin[rank + 1];
 
     /* ghosts: distinct columns outside my rows, ascending */
-    CLCG_CHECK(st, clcg_malloc(&A->ghost, (size_t)A->nnz, sizeof *A->ghost, "ghost list"), out);
-    for (int64_t k = 0; k < A->nnz; k++)
-        if (gcol[k] < row0 || gcol[k] >= row1)
-            A->ghost[nghost++] = gcol[k];
-    qsort(A->ghost, (size_t)nghost, sizeof *A->ghost, cmp_gidx);
-    {
-        int64_t u = 0;
-        for (int64_t k = 0; k < nghost; k++)
-            if (u == 0 || A->ghost[u - 1] != A->ghost[k])
-                A->ghost[u++] = A->ghost[k];
-        nghost = u;
-    }
+    CLCG_CHECK(st, index_set_build(gcol, A->nnz, row0, row1, &gs, &A->ghost, "ghost list"), out);
+    nghost = gs.count;
     if (A->nrows + nghost > INT32_MAX) {
         st = clcg_error(CLCG_ERR_INPUT, "rank %d: %lld local columns exceed 32-bit indices; use more ranks",
                         rank, (long long)(A->nrows + nghost));
@@ -89,10 +231,9 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
     }
     h->nghost = nghost;
     A->ncols = A->nrows + nghost;
-    for (int64_t k = 0; k < A->nnz; k++) {
-        clcg_gidx g = gcol[k];
-        A->colind[k] = (g >= row0 && g < row1) ? (int32_t)(g - row0)
-                                               : (int32_t)(A->nrows + clcg_find_sorted(A->ghost, nghost, g));
+    {
+        colind_job cj = {gcol, A->colind, row0, row1, A->nrows, &gs};
+        clcg_parallel_for(A->nnz, number_columns, &cj);
     }
 
     /* receive side: ghosts grouped by owner */
@@ -146,20 +287,16 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
 
     /* needed mode: the union of what anyone asks of me, and where each ghost sits in the gather */
     {
-        int64_t nexp = 0;
-        CLCG_CHECK(st, clcg_malloc(&h->export_idx, (size_t)sdispl[size] + 1, sizeof *h->export_idx, "halo"), out);
-        CLCG_CHECK(st, clcg_malloc(&want, (size_t)sdispl[size] + 1, sizeof *want, "halo"), out);
-        memcpy(want, asked, (size_t)sdispl[size] * sizeof *want);
-        qsort(want, (size_t)sdispl[size], sizeof *want, cmp_gidx);
-        for (int64_t k = 0; k < sdispl[size]; k++)
-            if (nexp == 0 || want[nexp - 1] != want[k])
-                want[nexp++] = want[k];
+        int64_t nexp;
+        CLCG_CHECK(st, index_set_build(asked, sdispl[size], 0, 0, &ws, &want, "halo"), out);
+        nexp = ws.count;
+        CLCG_CHECK(st, clcg_malloc(&h->export_idx, (size_t)nexp + 1, sizeof *h->export_idx, "halo"), out);
         for (int64_t k = 0; k < nexp; k++)
             h->export_idx[k] = (int32_t)(want[k] - row0);
         h->nexport = nexp;
         CLCG_CHECK(st, clcg_malloc(&pos_back, (size_t)sdispl[size] + 1, sizeof *pos_back, "halo"), out);
         for (int64_t k = 0; k < sdispl[size]; k++)
-            pos_back[k] = clcg_find_sorted(want, nexp, asked[k]);
+            pos_back[k] = index_set_rank(&ws, asked[k]);
         CLCG_CHECK(st, clcg_malloc(&pos_mine, (size_t)nghost + 1, sizeof *pos_mine, "halo"), out);
         CLCG_CHECK(st, mpi_ok(MPI_Alltoallv(pos_back, scount, sdispl, MPI_INT64_T, pos_mine, rcount,
                                             rdispl, MPI_INT64_T, comm), "MPI_Alltoallv"), out);
@@ -212,5 +349,7 @@ out:
     free(asked);
     free(pos_back);
     free(pos_mine);
+    index_set_free(&gs);
+    index_set_free(&ws);
     return st;
 }

@@ -5,11 +5,14 @@
  * partial last line is carried over to the next block.  Indices are parsed by
  * hand; values by a correctly rounded fast path (at most 19 significant digits,
  * mantissa below 2^53, decimal exponent within +-22: one exact product or
- * quotient, hence one rounding) with strtod for everything else. */
+ * quotient, hence one rounding), on x86-64 a second one for the other mantissas
+ * below 2^64 and exponents within +-27 (through the 64-bit x87 significand, see
+ * wide_value), and strtod for everything else. */
 #include "mm.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -98,6 +101,40 @@ enum { NUM_OK, NUM_BAD, NUM_NOT_INT, NUM_NAN, NUM_INF, NUM_OVERFLOW, NUM_MEMORY 
 static int scan_value_slow(const char **pp, const char *end, int integer, int any,
                            double *v) MM_NOINLINE;
 
+#if defined(__x86_64__) && defined(__GNUC__) && LDBL_MANT_DIG == 64
+#define MM_WIDE 1
+static const long double pow10_wide[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+/* x = m * 10^e10 correctly rounded, for m < 2^64 and |e10| <= 27 (5^27 < 2^64, so
+ * 10^e10 is exact in a 64-bit significand, as m is): the product or quotient is
+ * rounded once to the 64 bits of the x87 unit, then to the 53 of a double.  Rounding
+ * twice gives the correctly rounded result except when the first rounding lands
+ * exactly on a midpoint between two doubles (a double midpoint that lay strictly
+ * between the exact value and the first result would have been nearer to the exact
+ * value).  Returns 0 in that case (low 11 bits 10000000000), and when the x87 unit
+ * rounds to fewer than 64 bits (its precision control lowered): strtod decides. */
+static int wide_value(uint64_t m, int e10, double *x) MM_NOINLINE;
+static int wide_value(uint64_t m, int e10, double *x)
+{
+    volatile long double big = 9223372036854775808.0L, one = 1.0L;   /* 2^63 */
+    long double r;
+    uint64_t sig;
+
+    if ((big + one) - big != one)
+        return 0;
+    r = (long double)m;
+    r = e10 < 0 ? r / pow10_wide[-e10] : r * pow10_wide[e10];
+    memcpy(&sig, &r, sizeof sig);       /* x87 layout: the 64-bit significand first */
+    if ((sig & 0x7ff) == 0x400)
+        return 0;
+    *x = (double)r;
+    return 1;
+}
+#endif
+
 /* Parse the number field at *pp; on NUM_OK *pp points after it.  integer:
  * only [+-]digits is accepted.  The common forms take the exact fast path. */
 static inline int scan_value(const char **pp, const char *end, int integer, double *v)
@@ -159,6 +196,16 @@ static inline int scan_value(const char **pp, const char *end, int integer, doub
             *pp = p;
             return NUM_OK;
         }
+#ifdef MM_WIDE
+        if (e10 >= -27 && e10 <= 27) {
+            double x;
+            if (wide_value(m, e10, &x)) {
+                *v = neg ? -x : x;
+                *pp = p;
+                return NUM_OK;
+            }
+        }
+#endif
     }
 
     return scan_value_slow(pp, end, integer, any, v);
@@ -209,6 +256,46 @@ static int scan_value_slow(const char **pp, const char *end, int integer, int an
         *pp = t;
     }
     return r;
+}
+
+/* The run of decimal digits at p: its value in *x (unless it overflows: *ovf set, *x then
+ * meaningless); returns the end of the run.  Indices take eight digits at a time where
+ * eight bytes can be read: the first byte that is not a digit is found, and the digits
+ * before it converted, with a few 64-bit operations (little-endian machines). */
+static inline const char *scan_index(const char *p, const char *end, uint64_t *x, int *ovf)
+{
+    uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+    if (end - p >= 8) {
+        uint64_t w, nd;
+        int n;
+        memcpy(&w, p, 8);
+        w ^= 0x3030303030303030ull;               /* digit bytes become 0..9 */
+        /* high bit of each byte that is not 0..9 (a carry out of such a byte can only
+           mark bytes after it, which do not count) */
+        nd = ((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull;
+        n = nd ? __builtin_ctzll(nd) / 8 : 8;
+        if (n > 0) {
+            w <<= 8 * (8 - n);                      /* the n digits, after leading zeros */
+            w = (w * 2561) >> 8 & 0x00ff00ff00ff00ffull;
+            w = (w * 6553601) >> 16 & 0x0000ffff0000ffffull;
+            v = (w * 42949672960001ull) >> 32 & 0xffffffffull;
+        }
+        p += n;
+        if (n < 8) {
+            *x = v;
+            return p;
+        }
+    }
+#endif
+    for (; p < end && IS_DIGIT(*p); p++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            *ovf = 1;
+        else
+            v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *x = v;
+    return p;
 }
 
 static clcg_status value_error(const char *path, int64_t line, int r, const char *p,
@@ -350,28 +437,17 @@ static clcg_status parse_entries(const char *path, const clcg_mm_header *h, cons
         }
 
         if (coord) {
-            uint64_t x = 0;
+            uint64_t x;
             const char *f = p;
             int ovf = 0;
-            for (; p < end && IS_DIGIT(*p); p++) {
-                if (x > (UINT64_MAX - 9) / 10)
-                    ovf = 1;
-                else
-                    x = x * 10 + (uint64_t)(*p - '0');
-            }
+            p = scan_index(p, end, &x, &ovf);
             if (p == f || !FIELD_END(p, end) || ovf || x == 0 || x > (uint64_t)nr)
                 return index_error(path, line, "row", f, end, nr, expect);
             i = (int64_t)x - 1;
             while (p < end && is_blank(*p))
                 p++;
-            x = 0;
             f = p;
-            for (; p < end && IS_DIGIT(*p); p++) {
-                if (x > (UINT64_MAX - 9) / 10)
-                    ovf = 1;
-                else
-                    x = x * 10 + (uint64_t)(*p - '0');
-            }
+            p = scan_index(p, end, &x, &ovf);
             if (p == f || !FIELD_END(p, end) || ovf || x == 0 || x > (uint64_t)nc)
                 return index_error(path, line, "column", f, end, nc, expect);
             j = (int64_t)x - 1;
