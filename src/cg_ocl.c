@@ -542,6 +542,21 @@ static clcg_status set_interior_cg(clcg_slice *s, cl_kernel k, int par, int64_t 
     return set_spmv_tail(k, 19, s, 0);
 }
 
+/* The plain SpMV of sp_in on device d: rows n (or the row list rows; csr-stream: all its
+ * blocks), partial sums of p'q from part_off. */
+static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, cl_uint part_off)
+{
+    clcg_slice *s = &c->s[d];
+    cl_kernel ks = s->k[K_SPMV];
+    if (s->fmt == FMT_CSR_STREAM)
+        CLCG_CALL(set_spmv_all(ks, s));
+    else
+        CLCG_CALL(set_spmv_head(ks, s, n, rows));
+    ARG(ks, 5, s->sp_in);
+    CLCG_CALL(set_spmv_tail(ks, 6, s, part_off));
+    return launch(c, d, ks, K_SPMV, &s->spmv);
+}
+
 /* The host path forms p inside the SpMV when the storage takes row lists. */
 static int host_fused(const cg_ctx *c)
 {
@@ -560,7 +575,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
     double t0 = MPI_Wtime();
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
-        cl_kernel kp = s->k[K_PACK], ks = s->k[K_SPMV];
+        cl_kernel kp = s->k[K_PACK];
         if (s->npack) {
             clcg_launch L = s->vec;
             st = clcg_cl_fail_if(clSetKernelArg(kp, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->npack}) |
@@ -581,15 +596,8 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
             s->npq_parts = pq_parts(s);
         } else if (s->fmt == FMT_CSR_STREAM) {   /* no row lists: all rows at once, once ghosts are in */
             s->npq_parts = s->spmv.ng;
-            if (st == CLCG_OK && s->ncols == s->nrows) {
-                st = set_spmv_all(ks, s);
-                if (st == CLCG_OK)
-                    st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->sp_in), "clSetKernelArg");
-                if (st == CLCG_OK)
-                    st = set_spmv_tail(ks, 6, s, 0);
-                if (st == CLCG_OK)
-                    st = launch(c, d, ks, K_SPMV, &s->spmv);
-            }
+            if (st == CLCG_OK && s->ncols == s->nrows)
+                st = launch_spmv_in(c, d, 0, NULL, 0);
         } else if (st == CLCG_OK && fused && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
@@ -599,13 +607,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         } else if (st == CLCG_OK && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
-            st = set_spmv_head(ks, s, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int);
-            if (st == CLCG_OK)
-                st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->sp_in), "clSetKernelArg");
-            if (st == CLCG_OK)
-                st = set_spmv_tail(ks, 6, s, 0);
-            if (st == CLCG_OK)
-                st = launch(c, d, ks, K_SPMV, &s->spmv);
+            st = launch_spmv_in(c, d, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int, 0);
         }
         if (st == CLCG_OK)
             st = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
@@ -647,25 +649,12 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
             continue;
         st = write_ghosts(c, s, ng);
         if (st == CLCG_OK && s->fmt == FMT_CSR_STREAM) {
-            cl_kernel ks = s->k[K_SPMV];
-            st = set_spmv_all(ks, s);
-            if (st == CLCG_OK)
-                st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->sp_in), "clSetKernelArg");
-            if (st == CLCG_OK)
-                st = set_spmv_tail(ks, 6, s, 0);
-            if (st == CLCG_OK)
-                st = launch(c, d, ks, K_SPMV, &s->spmv);
+            st = launch_spmv_in(c, d, 0, NULL, 0);
         } else if (st == CLCG_OK && s->nbnd > 0) {
-            cl_kernel ks = s->k[K_SPMV];
             int only = s->nint == 0;
-            st = set_spmv_head(ks, s, (cl_uint)(only ? s->nrows : s->nbnd), only ? NULL : s->rows_bnd);
-            if (st == CLCG_OK)
-                st = clcg_cl_fail_if(clSetKernelArg(ks, 5, sizeof(cl_mem), &s->sp_in), "clSetKernelArg");
-            if (st == CLCG_OK)
-                st = set_spmv_tail(ks, 6, s, only ? 0 : (cl_uint)s->spmv.ng);
             s->npq_parts = only ? s->spmv.ng : 2 * s->spmv.ng;
-            if (st == CLCG_OK)
-                st = launch(c, d, ks, K_SPMV, &s->spmv);
+            st = launch_spmv_in(c, d, (cl_uint)(only ? s->nrows : s->nbnd), only ? NULL : s->rows_bnd,
+                                only ? 0 : (cl_uint)s->spmv.ng);
         }
     }
     c->t_exchange += MPI_Wtime() - t0;
