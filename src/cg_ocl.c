@@ -291,12 +291,14 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
     double *sc = s->hred;         /* two slots of S_COUNT doubles, pinned */
     int64_t k;
 
+    const int split = s->fmt != FMT_CSR_ADAPTIVE && split_p(s);
+
     CLCG_CALL(start(c, 0, tol2));
     for (int par = 0; par < 2; par++) {
         if (s->fmt == FMT_CSR_ADAPTIVE)
             for (int b = 0; b < NBINS; b++)
                 CLCG_CALL(set_bin(s, s->kbin_cg[par][b], b, 1, par, NULL));
-        else if (split_p(s))
+        else if (split)
             CLCG_CALL(set_p_then_spmv(s, par));
         else
             CLCG_CALL(set_spmv_cg(s, par));
@@ -314,7 +316,7 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
                 ARG(s->kbin_cg[par][b], 17, (cl_uint)k);
                 CLCG_CALL(launch(c, 0, s->kbin_cg[par][b], K_SPMV_CG, &L));
             }
-        } else if (split_p(s)) {
+        } else if (split) {
             cl_kernel ks = s->k[K_SPMV];
             ARG(s->kpc[par], 11, (cl_uint)(k == 0));
             ARG(s->kpc[par], 13, (cl_uint)k);
