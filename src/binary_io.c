@@ -358,13 +358,22 @@ static clcg_status read_header(const char *path, layout *L)
     return CLCG_OK;
 }
 
-/* The checksums of blocks [lo, hi) of a section read into buf (elements from a). */
+/* Elements [a, b) of a section, held in three pieces: [a, lo) in head, [lo, hi) in out
+ * (where the caller wants them), [hi, b) in tail; the checksums of blocks [0, nb) from a. */
 typedef struct {
-    const unsigned char *buf;
-    int64_t a, b, blk, es;
+    const unsigned char *head, *out, *tail;
+    int64_t a, lo, hi, b, blk, es;
     int sec;
     uint64_t *got;
 } block_sums;
+
+static uint64_t sum_piece(const block_sums *c, int64_t k0, int64_t k1, const unsigned char *p, int64_t first)
+{
+    uint64_t s = 0;
+    for (int64_t k = k0; k < k1; k++)
+        s += elem_hash(c->sec, k, elem_bits(p + (k - first) * c->es, c->es));
+    return s;
+}
 
 static void sum_blocks(void *arg, int64_t lo, int64_t hi)
 {
@@ -372,39 +381,50 @@ static void sum_blocks(void *arg, int64_t lo, int64_t hi)
     for (int64_t t = lo; t < hi; t++) {
         int64_t k0 = c->a + t * c->blk, k1 = k0 + c->blk < c->b ? k0 + c->blk : c->b;
         uint64_t s = 0;
-        for (int64_t k = k0; k < k1; k++)
-            s += elem_hash(c->sec, k, elem_bits(c->buf + (k - c->a) * c->es, c->es));
+        if (k0 < c->lo)
+            s += sum_piece(c, k0, k1 < c->lo ? k1 : c->lo, c->head, c->a);
+        if (k1 > c->lo && k0 < c->hi)
+            s += sum_piece(c, k0 > c->lo ? k0 : c->lo, k1 < c->hi ? k1 : c->hi, c->out, c->lo);
+        if (k1 > c->hi)
+            s += sum_piece(c, k0 > c->hi ? k0 : c->hi, k1, c->tail, c->hi);
         c->got[t] = s;
     }
 }
 
-/* Collective: elements [lo, hi) of section sec into out, every checksum block they touch
- * read whole and verified (the blocks' sums in parallel threads).  Status agreed. */
+/* Collective: elements [lo, hi) of section sec read straight into out, and every checksum
+ * block they touch verified (the parts of the first and last blocks outside [lo, hi) are
+ * read beside; the blocks' sums in parallel threads).  Status agreed. */
 static clcg_status read_section(MPI_Comm comm, MPI_File fh, const char *path, const layout *L,
                                 int sec, int64_t lo, int64_t hi, void *out)
 {
     const int64_t es = L->es[sec], blk = L->block;
     int64_t a = lo / blk * blk, b = (hi + blk - 1) / blk * blk, nb;
-    unsigned char *buf = NULL;
+    unsigned char *head = NULL, *tail = NULL;
     uint64_t *sums = NULL, *got = NULL;
     clcg_status st = CLCG_OK;
 
     if (hi <= lo)
-        a = b = 0;
+        a = b = lo = hi = 0;
     if (b > L->len[sec])
         b = L->len[sec];
     nb = (b - a + blk - 1) / blk;
-    st = clcg_malloc(&buf, (size_t)((b - a) * es) + 1, 1, sec_name[sec]);
+    st = clcg_malloc(&head, (size_t)((lo - a) * es) + 1, 1, sec_name[sec]);
+    if (st == CLCG_OK)
+        st = clcg_malloc(&tail, (size_t)((b - hi) * es) + 1, 1, sec_name[sec]);
     if (st == CLCG_OK)
         st = clcg_malloc(&sums, (size_t)nb + 1, sizeof *sums, "checksums");
     if (st == CLCG_OK)
         st = clcg_malloc(&got, (size_t)nb + 1, sizeof *got, "checksums");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    st = io_all(comm, fh, path, 0, L->off[sec] + a * es, buf, (b - a) * es);
+    st = io_all(comm, fh, path, 0, L->off[sec] + lo * es, out, (hi - lo) * es);
+    if (st == CLCG_OK)
+        st = io_all(comm, fh, path, 0, L->off[sec] + a * es, head, (lo - a) * es);
+    if (st == CLCG_OK)
+        st = io_all(comm, fh, path, 0, L->off[sec] + hi * es, tail, (b - hi) * es);
     if (st == CLCG_OK)
         st = io_all(comm, fh, path, 0, L->tbl_off + 8 * (L->tbl[sec] + a / blk), sums, 8 * nb);
     if (st == CLCG_OK) {
-        block_sums c = {buf, a, b, blk, es, sec, got};
+        block_sums c = {head, out, tail, a, lo, hi, b, blk, es, sec, got};
         clcg_parallel_for(nb, sum_blocks, &c);
     }
     for (int64_t t = 0; st == CLCG_OK && t < nb; t++) {
@@ -413,11 +433,10 @@ static clcg_status read_section(MPI_Comm comm, MPI_File fh, const char *path, co
             st = clcg_error(CLCG_ERR_INPUT, "%s: checksum mismatch in the %s (elements %" PRId64
                             "..%" PRId64 "): the file is corrupt", path, sec_name[sec], k0, k1 - 1);
     }
-    if (st == CLCG_OK && hi > lo)
-        memcpy(out, buf + (lo - a) * es, (size_t)((hi - lo) * es));
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 out:
-    free(buf);
+    free(head);
+    free(tail);
     free(sums);
     free(got);
     return st;
@@ -436,6 +455,40 @@ static clcg_status check_rowptr(const char *path, const layout *L, int64_t row0,
                               "order: the file is corrupt", path, i, p[k]);
     }
     return CLCG_OK;
+}
+
+/* Rows of A in ROW_CHUNKS pieces: 32-bit columns widened into gcol (narrow), then each
+ * entry checked (column in range and ascending, value finite); the first bad row and entry
+ * of each piece, or -1. */
+#define ROW_CHUNKS 256
+typedef struct {
+    const clcg_csr *A;
+    clcg_gidx *gcol;
+    int narrow;
+    int64_t n;
+    int64_t bad[ROW_CHUNKS], badk[ROW_CHUNKS];
+} rows_job;
+
+static void check_entries(void *arg, int64_t c0, int64_t c1)
+{
+    rows_job *j = arg;
+    const clcg_csr *A = j->A;
+    for (int64_t c = c0; c < c1; c++) {
+        const int64_t r0 = A->nrows * c / ROW_CHUNKS, r1 = A->nrows * (c + 1) / ROW_CHUNKS;
+        j->bad[c] = -1;
+        if (j->narrow)
+            for (int64_t k = A->rowptr[r0]; k < A->rowptr[r1]; k++)
+                j->gcol[k] = A->colind[k];
+        for (int64_t i = r0; i < r1 && j->bad[c] < 0; i++)
+            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+                const clcg_gidx g = j->gcol[k];
+                if (g < 0 || g >= j->n || (k > A->rowptr[i] && g <= j->gcol[k - 1]) || !isfinite(A->val[k])) {
+                    j->bad[c] = i;
+                    j->badk[c] = k;
+                    break;
+                }
+            }
+    }
 }
 
 clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_begin,
@@ -499,33 +552,30 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
     for (int64_t i = 0; i <= A->nrows; i++)
         A->rowptr[i] -= base;
     if (st == CLCG_OK)
-        st = clcg_malloc(&ci, (size_t)A->nnz + 1, (size_t)L.es[SEC_COLIND], "column indices");
-    if (st == CLCG_OK)
         st = clcg_malloc(gcol, (size_t)A->nnz + 1, sizeof **gcol, "global column indices");
     if (st == CLCG_OK)
         st = clcg_malloc(&A->val, (size_t)A->nnz + 1, sizeof *A->val, "matrix values");
-    if (st == CLCG_OK)      /* filled by clcg_halo_setup */
+    if (st == CLCG_OK)      /* filled by clcg_halo_setup; 32-bit file columns pass through it */
         st = clcg_malloc(&A->colind, (size_t)A->nnz + 1, sizeof *A->colind, "column indices");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     info->held = A->nnz;
+    ci = L.es[SEC_COLIND] == 4 ? (void *)A->colind : (void *)*gcol;
     CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_COLIND, base, base + A->nnz, ci), out);
     CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_VAL, base, base + A->nnz, A->val), out);
-    for (int64_t k = 0; k < A->nnz; k++)
-        (*gcol)[k] = L.es[SEC_COLIND] == 4 ? ((int32_t *)ci)[k] : ((int64_t *)ci)[k];
-    free(ci);
-    ci = NULL;
 
-    /* what a checksum cannot promise: the file was made by this program */
-    for (int64_t i = 0; st == CLCG_OK && i < A->nrows; i++)
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-            clcg_gidx j = (*gcol)[k];
-            if (j < 0 || j >= L.n || (k > A->rowptr[i] && j <= (*gcol)[k - 1]) || !isfinite(A->val[k])) {
+    /* what a checksum cannot promise: the file was made by this program (rows checked by
+       threads, the first bad one reported) */
+    {
+        rows_job rj = {A, *gcol, L.es[SEC_COLIND] == 4, L.n, {0}, {0}};
+        clcg_parallel_for(ROW_CHUNKS, check_entries, &rj);
+        for (int c = 0; c < ROW_CHUNKS && st == CLCG_OK; c++)
+            if (rj.bad[c] >= 0) {
+                const int64_t i = rj.bad[c], k = rj.badk[c];
                 st = clcg_error(CLCG_ERR_INPUT, "%s: row %" PRId64 ": entry %" PRId64 " (column %"
                                 PRId64 ") is out of range, out of order or not finite: the file "
-                                "is corrupt", path, A->row0 + i + 1, k - A->rowptr[i] + 1, j + 1);
-                break;
+                                "is corrupt", path, A->row0 + i + 1, k - A->rowptr[i] + 1, (*gcol)[k] + 1);
             }
-        }
+    }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     st = clcg_dist_check_rows(path, A->row0, A->nrows, A->rowptr, *gcol, A->val);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
@@ -535,7 +585,6 @@ out:
         MPI_File_close(&fh);
     free(p);
     free(row_nnz);
-    free(ci);
     if (st != CLCG_OK) {
         clcg_csr_free(A);
         free(*gcol);

@@ -103,6 +103,7 @@ typedef struct {
     clcg_gidx *row, *col;
     double *val;
     int symmetric;      /* file stored one triangle; expand when assembling */
+    int fixed;          /* a view into storage owned elsewhere: never grows or frees */
 } clcg_coo;
 
 void clcg_coo_free(clcg_coo *a);

@@ -7,6 +7,10 @@ void clcg_coo_free(clcg_coo *a)
 {
     if (!a)
         return;
+    if (a->fixed) {
+        *a = (clcg_coo){0};
+        return;
+    }
     free(a->row);
     free(a->col);
     free(a->val);
@@ -19,6 +23,9 @@ clcg_status clcg_coo_reserve(clcg_coo *a, int64_t cap)
 {
     if (cap <= a->cap)
         return CLCG_OK;
+    if (a->fixed)
+        return clcg_error(CLCG_ERR_INTERNAL, "more matrix entries than a fixed list holds (%lld)",
+                          (long long)a->cap);
     CLCG_CALL(clcg_realloc(&a->row, (size_t)cap, sizeof *a->row, "matrix row indices"));
     CLCG_CALL(clcg_realloc(&a->col, (size_t)cap, sizeof *a->col, "matrix column indices"));
     CLCG_CALL(clcg_realloc(&a->val, (size_t)cap, sizeof *a->val, "matrix values"));

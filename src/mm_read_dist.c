@@ -39,6 +39,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -187,6 +188,34 @@ static int64_t count_newlines(const char *b, size_t len)
     return c;
 }
 
+/* Newlines in buf[0..len), counted by parallel threads in NL_PIECES pieces. */
+#define NL_PIECES 64
+typedef struct {
+    const char *buf;
+    size_t len;
+    int64_t n[NL_PIECES];
+} nl_job;
+
+static void count_nl_pieces(void *arg, int64_t lo, int64_t hi)
+{
+    nl_job *j = arg;
+    for (int64_t p = lo; p < hi; p++) {
+        size_t a = (size_t)clcg_block_begin((int64_t)j->len, NL_PIECES, (int)p);
+        size_t b = (size_t)clcg_block_begin((int64_t)j->len, NL_PIECES, (int)p + 1);
+        j->n[p] = count_newlines(j->buf + a, b - a);
+    }
+}
+
+static int64_t count_newlines_par(const char *buf, size_t len)
+{
+    nl_job j = {buf, len, {0}};
+    int64_t c = 0;
+    clcg_parallel_for(NL_PIECES, count_nl_pieces, &j);
+    for (int p = 0; p < NL_PIECES; p++)
+        c += j.n[p];
+    return c;
+}
+
 /* Start of piece r of buf[0..take) cut in nranks, moved to a line start. */
 static size_t piece_start(const char *buf, size_t take, int nranks, int r)
 {
@@ -213,7 +242,7 @@ typedef struct {
     int64_t count[PARSE_PIECES];
     int ok[PARSE_PIECES];
     clcg_coo *out;
-    int64_t at[PARSE_PIECES];              /* where each piece's triplets go in out */
+    int64_t at[PARSE_PIECES];              /* where each piece's room starts in out */
 } parse_job;
 
 static void count_pieces(void *arg, int64_t lo, int64_t hi)
@@ -234,27 +263,19 @@ static void parse_pieces(void *arg, int64_t lo, int64_t hi)
     }
 }
 
-static void join_pieces(void *arg, int64_t lo, int64_t hi)
-{
-    parse_job *j = arg;
-    for (int64_t p = lo; p < hi; p++) {
-        const clcg_coo *c = &j->part[p];
-        memcpy(j->out->row + j->at[p], c->row, (size_t)c->len * sizeof *c->row);
-        memcpy(j->out->col + j->at[p], c->col, (size_t)c->len * sizeof *c->col);
-        memcpy(j->out->val + j->at[p], c->val, (size_t)c->len * sizeof *c->val);
-    }
-}
-
 /* clcg_mm_parse_entries of a coordinate text into an empty coo, in PARSE_PIECES line-aligned
- * pieces parsed by parallel threads and joined in order.  Returns 0 when it did not do it
- * (small text, an array, any piece that fails: the caller then parses serially and reports
- * the first bad line as always), with coo left empty. */
+ * pieces parsed by parallel threads straight into their places in coo: a piece of L
+ * newlines holds at most L+1 entries, so each gets that much room (a fixed view that cannot
+ * grow), and the pieces are moved together afterwards where blank or comment lines left
+ * gaps.  Returns 0 when it did not do it (small text, an array, any piece that fails: the
+ * caller then parses serially and reports the first bad line as always), with coo left
+ * empty. */
 static int parse_parallel(const char *path, const clcg_mm_header *open_h, const char *buf, size_t len,
                           int64_t first_line, clcg_coo *coo, int64_t *k)
 {
     parse_job *j = NULL;
     int done = 0;
-    int64_t total = 0, line = first_line;
+    int64_t room = 0, total = 0, line = first_line;
     size_t min = PARSE_PARALLEL_MIN;
     const char *e = getenv("CLCG_PARSE_MIN");   /* tests: the parallel parse on small files */
     if (e && *e)
@@ -276,27 +297,39 @@ static int parse_parallel(const char *path, const clcg_mm_header *open_h, const 
         const int64_t nl = j->lines[p];
         j->lines[p] = line;
         line += nl;
+        j->at[p] = room;
+        room += nl + 1;
+    }
+    if (clcg_coo_reserve(coo, room) != CLCG_OK) {
+        clcg_error_clear();
+        free(j);
+        return 0;
+    }
+    for (int p = 0; p < PARSE_PIECES; p++) {
+        const int64_t at = j->at[p], cap = (p + 1 < PARSE_PIECES ? j->at[p + 1] : room) - at;
+        j->part[p] = (clcg_coo){.n = coo->n, .cap = cap, .row = coo->row + at, .col = coo->col + at,
+                                .val = coo->val + at, .symmetric = coo->symmetric, .fixed = 1};
     }
     clcg_parallel_for(PARSE_PIECES, parse_pieces, j);
     done = 1;
-    for (int p = 0; p < PARSE_PIECES; p++) {
-        done &= j->ok[p];
-        j->at[p] = total;
-        total += j->part[p].len;
-    }
-    if (done && clcg_coo_reserve(coo, total > 0 ? total : 1) != CLCG_OK) {
-        clcg_error_clear();
-        done = 0;
-    }
-    if (done) {
-        clcg_parallel_for(PARSE_PIECES, join_pieces, j);
-        coo->len = total;
-        *k = 0;
-        for (int p = 0; p < PARSE_PIECES; p++)
-            *k += j->count[p];
-    }
     for (int p = 0; p < PARSE_PIECES; p++)
-        clcg_coo_free(&j->part[p]);
+        done &= j->ok[p];
+    if (done) {
+        *k = 0;
+        for (int p = 0; p < PARSE_PIECES; p++) {   /* close the gaps, in order */
+            const int64_t n = j->part[p].len;
+            if (j->at[p] != total) {
+                memmove(coo->row + total, coo->row + j->at[p], (size_t)n * sizeof *coo->row);
+                memmove(coo->col + total, coo->col + j->at[p], (size_t)n * sizeof *coo->col);
+                memmove(coo->val + total, coo->val + j->at[p], (size_t)n * sizeof *coo->val);
+            }
+            total += n;
+            *k += j->count[p];
+        }
+        coo->len = total;
+    } else {
+        clcg_coo_free(coo);
+    }
     free(j);
     return done;
 }
@@ -341,6 +374,25 @@ static clcg_status parse_round(MPI_Comm comm, const char *path, const clcg_mm_he
     return clcg_agree(comm, st, NULL);
 }
 
+/* Bytes [start, start+len) of the file mapped read-only (the page cache itself: no copy,
+ * no fresh memory for the system to clear), from the page holding start.  0 when it was
+ * not mapped (nothing to map, or mmap refused): the caller reads it instead. */
+static int map_text(int fd, int64_t start, size_t len, char **map, size_t *maplen, const char **text)
+{
+    const int64_t page = sysconf(_SC_PAGESIZE), at = start / page * page;
+    void *m;
+    if (len == 0 || getenv("CLCG_NO_MMAP"))
+        return 0;
+    m = mmap(NULL, len + (size_t)(start - at), PROT_READ, MAP_PRIVATE, fd, (off_t)at);
+    if (m == MAP_FAILED)
+        return 0;
+    posix_madvise(m, len + (size_t)(start - at), POSIX_MADV_WILLNEED);
+    *map = m;
+    *maplen = len + (size_t)(start - at);
+    *text = (const char *)m + (start - at);
+    return 1;
+}
+
 /* Plain coordinate file: my byte range of the data part, parsed. */
 static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_header *h,
                               int64_t size, clcg_coo *coo, int64_t *count, int64_t *last_line)
@@ -348,8 +400,9 @@ static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_hea
     int rank, nranks, fd = -1;
     clcg_status st = CLCG_OK;
     int64_t *starts = NULL, start = 0, end, nl = 0, before = 0, mine[2], all[2];
-    char *buf = NULL;
-    size_t len = 0;
+    char *own = NULL, *map = NULL;
+    const char *buf = NULL;
+    size_t len = 0, maplen = 0;
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
@@ -373,12 +426,15 @@ static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_hea
     if (end < start)
         end = start;
     len = (size_t)(end - start);
-    st = clcg_malloc(&buf, len + 1, 1, "the text of the matrix");
-    if (st == CLCG_OK)
-        st = pread_all(fd, path, buf, len, start);
+    if (map_text(fd, start, len, &map, &maplen, &buf))
+        st = CLCG_OK;
+    else if ((st = clcg_malloc(&own, len + 1, 1, "the text of the matrix")) == CLCG_OK) {
+        st = pread_all(fd, path, own, len, start);
+        buf = own;
+    }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 
-    nl = count_newlines(buf, len);
+    nl = count_newlines_par(buf, len);
     CLCG_CHECK(st, mpi_ok(MPI_Exscan(&nl, &before, 1, MPI_INT64_T, MPI_SUM, comm),
                           "MPI_Exscan of the line counts"), out);
     if (rank == 0)
@@ -394,7 +450,9 @@ static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_hea
 out:
     if (fd >= 0)
         close(fd);
-    free(buf);
+    if (map)
+        munmap(map, maplen);
+    free(own);
     free(starts);
     return st;
 }
@@ -613,176 +671,314 @@ out:
     return st;
 }
 
+/* Records of coo cut into CHUNKS contiguous pieces, counted and placed by parallel
+ * threads; the places follow from the counts so that every rank's records keep coo's order,
+ * as a serial pass would leave them. */
+#define CHUNKS 256
+
+typedef struct {
+    const clcg_coo *coo;
+    blocks bl;
+    int nranks, symmetric, expand;
+    int64_t *cnt;           /* [chunk][rank]: counts, then first places */
+    rec *sbuf;
+} spread_job;
+
+static void spread_count(void *arg, int64_t lo, int64_t hi)
+{
+    spread_job *j = arg;
+    for (int64_t c = lo; c < hi; c++) {
+        int64_t *cnt = j->cnt + c * j->nranks;
+        int64_t k0 = j->coo->len * c / CHUNKS, k1 = j->coo->len * (c + 1) / CHUNKS;
+        for (int64_t k = k0; k < k1; k++) {
+            int64_t i = j->coo->row[k], jj = j->coo->col[k];
+            cnt[block_owner(&j->bl, i)]++;
+            if (i != jj && j->expand)
+                cnt[block_owner(&j->bl, jj)]++;
+        }
+    }
+}
+
+static void spread_place(void *arg, int64_t lo, int64_t hi)
+{
+    spread_job *j = arg;
+    for (int64_t c = lo; c < hi; c++) {
+        int64_t *pos = j->cnt + c * j->nranks;
+        int64_t k0 = j->coo->len * c / CHUNKS, k1 = j->coo->len * (c + 1) / CHUNKS;
+        for (int64_t k = k0; k < k1; k++) {
+            int64_t i = j->coo->row[k], jj = j->coo->col[k];
+            double v = j->coo->val[k];
+            rec *r = &j->sbuf[pos[block_owner(&j->bl, i)]++];
+            r->i = i;
+            r->j = jj;
+            r->v = v;
+            if (i != jj && j->expand) {
+                r = &j->sbuf[pos[block_owner(&j->bl, jj)]++];
+                r->i = jj;
+                r->j = j->symmetric ? i : -1 - i;
+                r->v = v;
+            }
+        }
+    }
+}
+
 /* Exchange 1: the triplets of coo (freed here) to the block owners of their rows, with
  * symmetric expansion and (mirrors) transposed copies of off-diagonal entries. */
 static clcg_status to_blocks(MPI_Comm comm, MPI_Datatype rt, int64_t n, clcg_coo *coo,
                              int symmetric, int mirrors, rec **out, int64_t *nout, int64_t *held)
 {
     int nranks;
-    int64_t *cnt = NULL, *pos = NULL, total = 0;
-    rec *sbuf = NULL;
+    int64_t *cnt = NULL, *tot = NULL, total = 0;
+    spread_job job;
     clcg_status st;
-    blocks bl;
 
     MPI_Comm_size(comm, &nranks);
-    bl = blocks_make(n, nranks);
-    st = clcg_calloc(&cnt, (size_t)nranks * 2, sizeof *cnt, "exchange counts");
+    job = (spread_job){coo, blocks_make(n, nranks), nranks, symmetric, symmetric || mirrors, NULL, NULL};
+    st = clcg_calloc(&cnt, (size_t)nranks * (CHUNKS + 1), sizeof *cnt, "exchange counts");
     if (st == CLCG_OK) {
-        pos = cnt + nranks;
-        for (int64_t k = 0; k < coo->len; k++) {
-            int64_t i = coo->row[k], j = coo->col[k];
-            cnt[block_owner(&bl, i)]++;
-            if (i != j && (symmetric || mirrors))
-                cnt[block_owner(&bl, j)]++;
-        }
-        for (int r = 0; r < nranks; r++) {
-            pos[r] = total;
-            total += cnt[r];
-        }
-        st = clcg_malloc(&sbuf, (size_t)total + 1, sizeof *sbuf, "matrix entries to send");
+        job.cnt = cnt;
+        tot = cnt + (size_t)nranks * CHUNKS;
+        clcg_parallel_for(CHUNKS, spread_count, &job);
+        for (int r = 0; r < nranks; r++)        /* rank-major: rank r's records, chunk by chunk */
+            for (int64_t c = 0; c < CHUNKS; c++) {
+                int64_t k = cnt[c * nranks + r];
+                cnt[c * nranks + r] = total;
+                total += k;
+                tot[r] += k;
+            }
+        st = clcg_malloc(&job.sbuf, (size_t)total + 1, sizeof *job.sbuf, "matrix entries to send");
     }
     if (st == CLCG_OK) {
         if (total > *held)
             *held = total;
-        for (int64_t k = 0; k < coo->len; k++) {
-            int64_t i = coo->row[k], j = coo->col[k];
-            double v = coo->val[k];
-            rec *r = &sbuf[pos[block_owner(&bl, i)]++];
-            r->i = i;
-            r->j = j;
-            r->v = v;
-            if (i != j && (symmetric || mirrors)) {
-                r = &sbuf[pos[block_owner(&bl, j)]++];
-                r->i = j;
-                r->j = symmetric ? i : -1 - i;
-                r->v = v;
-            }
-        }
+        clcg_parallel_for(CHUNKS, spread_place, &job);
     }
     clcg_coo_free(coo);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), done);
-    st = exchange(comm, rt, &sbuf, cnt, out, nout, held);
+    st = exchange(comm, rt, &job.sbuf, tot, out, nout, held);
 done:
-    free(sbuf);
+    free(job.sbuf);
     free(cnt);
     return st;
 }
 
 /* ---- assembling a block of rows ---- */
 
-/* Stable sort of a[0..n) by column; tmp: scratch of n records. */
-static void sort_by_col(rec *a, int64_t n, rec *tmp)
+/* Records of a block are counted and placed by row in parallel threads, each claiming its
+ * place with an atomic add, so a row's records arrive in any order; each record's i then
+ * holds its index in the received order, and rows are sorted by (column, that index):
+ * the order a stable sort by column gives, so duplicates are summed in file order. */
+
+static inline int rec_before(const rec *a, const rec *b)
 {
-    if (n <= SHORT_ROW) {
-        for (int64_t k = 1; k < n; k++) {
-            rec x = a[k];
-            int64_t m = k;
-            for (; m > 0 && a[m - 1].j > x.j; m--)
-                a[m] = a[m - 1];
-            a[m] = x;
-        }
+    return a->j < b->j || (a->j == b->j && a->i < b->i);
+}
+
+static int rec_cmp(const void *x, const void *y)
+{
+    return rec_before(x, y) ? -1 : rec_before(y, x);
+}
+
+/* a[0..n) sorted by (column, index): insertion for short rows, else qsort (the keys are
+ * distinct, so any sort gives the same order) */
+static void sort_by_col(rec *a, int64_t n)
+{
+    if (n > SHORT_ROW) {
+        qsort(a, (size_t)n, sizeof *a, rec_cmp);
         return;
     }
-    for (int64_t lo = 0; lo < n; lo += SHORT_ROW)
-        sort_by_col(a + lo, n - lo < SHORT_ROW ? n - lo : SHORT_ROW, tmp);
-    for (int64_t w = SHORT_ROW; w < n; w *= 2) {
-        for (int64_t lo = 0; lo < n; lo += 2 * w) {
-            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            int64_t x = lo, y = mid, o = lo;
-            while (x < mid && y < hi)
-                tmp[o++] = a[y].j < a[x].j ? a[y++] : a[x++];
-            while (x < mid)
-                tmp[o++] = a[x++];
-            while (y < hi)
-                tmp[o++] = a[y++];
-        }
-        memcpy(a, tmp, (size_t)n * sizeof *a);
+    for (int64_t k = 1; k < n; k++) {
+        rec x = a[k];
+        int64_t m = k;
+        for (; m > 0 && rec_before(&x, &a[m - 1]); m--)
+            a[m] = a[m - 1];
+        a[m] = x;
     }
 }
 
-/* Sorted, duplicate-summed rows from the records s[ptr[i]..ptr[i+1]) of each row. */
-static clcg_status compact(const rec *s, const int64_t *ptr, int64_t row0, int64_t nrows, rows_t *a)
+typedef struct {
+    rec *r, *s;             /* received records (or NULL: coo's); placed by row */
+    const clcg_coo *coo;    /* one rank: the triplets themselves, expanded as they are placed */
+    int expand, symmetric;  /* coo: off-diagonals also as (j, i), a mirror unless symmetric */
+    int64_t m, row0, nrows, ma;
+    int64_t *pa, *pm;       /* counts at [li+1], then row starts (mirrors: after ma) */
+    int64_t *next;          /* cursors: rows, then mirror rows */
+    int64_t *len;           /* rows' lengths after summing duplicates */
+    rows_t *out;            /* the rows being summed */
+    int mirror;             /* they are the mirror rows */
+    int bad;                /* a record of a row not in this block */
+} asm_job;
+
+/* the row of a record and where it counts (pa: a row, pm: a mirror row) */
+static inline void asm_tally(asm_job *j, int64_t i, int mirror)
 {
-    int64_t w = 0, m = ptr[nrows];
-    a->row0 = row0;
-    a->nrows = nrows;
-    CLCG_CALL(clcg_malloc(&a->ptr, (size_t)nrows + 1, sizeof *a->ptr, "row pointers"));
-    CLCG_CALL(clcg_malloc(&a->col, (size_t)m + 1, sizeof *a->col, "column indices"));
-    CLCG_CALL(clcg_malloc(&a->val, (size_t)m + 1, sizeof *a->val, "matrix values"));
-    for (int64_t i = 0; i < nrows; i++) {
-        int64_t rs = w;
-        a->ptr[i] = w;
+    int64_t li = i - j->row0;
+    if (li < 0 || li >= j->nrows)
+        j->bad = 1;
+    else
+        __atomic_fetch_add(mirror ? &j->pm[li + 1] : &j->pa[li + 1], 1, __ATOMIC_RELAXED);
+}
+
+static void asm_count(void *arg, int64_t lo, int64_t hi)
+{
+    asm_job *j = arg;
+    for (int64_t k = j->m * lo / CHUNKS; k < j->m * hi / CHUNKS; k++) {
+        if (j->coo) {
+            const int64_t i = j->coo->row[k], jj = j->coo->col[k];
+            asm_tally(j, i, 0);
+            if (i != jj && j->expand)
+                asm_tally(j, jj, !j->symmetric);
+        } else {
+            asm_tally(j, j->r[k].i, j->r[k].j < 0);
+        }
+    }
+}
+
+/* record (row i, column jj, value v), number seq in arrival order, to its row's next place */
+static inline void asm_put(asm_job *j, int64_t i, int64_t jj, double v, int mirror, int64_t seq)
+{
+    int64_t li = i - j->row0;
+    int64_t *cur = mirror ? &j->next[j->nrows + li] : &j->next[li];
+    j->s[__atomic_fetch_add(cur, 1, __ATOMIC_RELAXED)] = (rec){seq, jj, v};
+}
+
+static void asm_place(void *arg, int64_t lo, int64_t hi)
+{
+    asm_job *j = arg;
+    for (int64_t k = j->m * lo / CHUNKS; k < j->m * hi / CHUNKS; k++) {
+        if (j->coo) {     /* as exchange 1 would send them: (i, j), then its transpose */
+            const int64_t i = j->coo->row[k], jj = j->coo->col[k];
+            const double v = j->coo->val[k];
+            asm_put(j, i, jj, v, 0, 2 * k);
+            if (i != jj && j->expand)
+                asm_put(j, jj, i, v, !j->symmetric, 2 * k + 1);
+        } else {
+            const rec *x = &j->r[k];
+            asm_put(j, x->i, x->j >= 0 ? x->j : -1 - x->j, x->v, x->j < 0, k);
+        }
+    }
+}
+
+/* each row sorted, and its length once duplicates are summed */
+static void asm_sort(void *arg, int64_t lo, int64_t hi)
+{
+    asm_job *j = arg;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t a = j->pa[i], n = j->pa[i + 1] - a, d = 0;
+        int64_t b = j->ma + j->pm[i], nm = j->pm[i + 1] - j->pm[i], dm = 0;
+        sort_by_col(j->s + a, n);
+        sort_by_col(j->s + b, nm);
+        for (int64_t k = 1; k < n; k++)
+            d += j->s[a + k].j != j->s[a + k - 1].j;
+        for (int64_t k = 1; k < nm; k++)
+            dm += j->s[b + k].j != j->s[b + k - 1].j;
+        j->len[i] = n ? d + 1 : 0;
+        j->len[j->nrows + i] = nm ? dm + 1 : 0;
+    }
+}
+
+/* the sorted records of rows [lo, hi) summed into out (row starts already in out->ptr) */
+static void compact_rows(const rec *s, const int64_t *ptr, rows_t *out, int64_t lo, int64_t hi)
+{
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t w = out->ptr[i], rs = w;
         for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
-            if (w > rs && a->col[w - 1] == s[k].j) {
-                a->val[w - 1] += s[k].v;
+            if (w > rs && out->col[w - 1] == s[k].j) {
+                out->val[w - 1] += s[k].v;
             } else {
-                a->col[w] = s[k].j;
-                a->val[w] = s[k].v;
+                out->col[w] = s[k].j;
+                out->val[w] = s[k].v;
                 w++;
             }
         }
     }
+}
+
+static void asm_compact(void *arg, int64_t lo, int64_t hi)
+{
+    asm_job *j = arg;
+    if (j->mirror)
+        compact_rows(j->s + j->ma, j->pm, j->out, lo, hi);
+    else
+        compact_rows(j->s, j->pa, j->out, lo, hi);
+}
+
+/* Row starts from lengths len[0..nrows), and room for the entries. */
+static clcg_status rows_alloc(rows_t *a, int64_t row0, int64_t nrows, const int64_t *len)
+{
+    int64_t w = 0;
+    a->row0 = row0;
+    a->nrows = nrows;
+    CLCG_CALL(clcg_malloc(&a->ptr, (size_t)nrows + 1, sizeof *a->ptr, "row pointers"));
+    for (int64_t i = 0; i < nrows; i++) {
+        a->ptr[i] = w;
+        w += len[i];
+    }
     a->ptr[nrows] = w;
+    CLCG_CALL(clcg_malloc(&a->col, (size_t)w + 1, sizeof *a->col, "column indices"));
+    CLCG_CALL(clcg_malloc(&a->val, (size_t)w + 1, sizeof *a->val, "matrix values"));
     return CLCG_OK;
 }
 
 /* The records of my block (freed here) as sorted, summed rows a, and the mirror
- * records as rows mir (A(j,i) filed under row i, column j). */
-static clcg_status assemble_block(rec *r, int64_t m, int64_t row0, int64_t nrows, rows_t *a,
-                                  rows_t *mir)
+ * records as rows mir (A(j,i) filed under row i, column j).  r == NULL: on one rank,
+ * coo's triplets (freed here) take the place of the records of exchange 1. */
+static clcg_status assemble_block(rec *r, int64_t m, clcg_coo *coo, int expand, int symmetric,
+                                  int64_t row0, int64_t nrows, rows_t *a, rows_t *mir, int64_t *held)
 {
-    int64_t *pa = NULL, *pm = NULL, *next = NULL, ma;
-    rec *s = NULL;
+    asm_job j = {r, NULL, r ? NULL : coo, expand, symmetric, r ? m : coo->len, row0, nrows, 0,
+                 NULL, NULL, NULL, NULL, NULL, 0, 0};
+    rows_t out[2] = {{0}, {0}};
     clcg_status st = CLCG_OK;
 
-    CLCG_CHECK(st, clcg_calloc(&pa, (size_t)nrows + 1, sizeof *pa, "assembly counts"), out);
-    CLCG_CHECK(st, clcg_calloc(&pm, (size_t)nrows + 1, sizeof *pm, "assembly counts"), out);
-    CLCG_CHECK(st, clcg_malloc(&next, (size_t)nrows * 2 + 1, sizeof *next, "assembly cursors"), out);
-    for (int64_t k = 0; k < m; k++) {
-        int64_t li = r[k].i - row0;
-        if (li < 0 || li >= nrows) {
-            st = clcg_error(CLCG_ERR_INTERNAL, "row %" PRId64 " sent to the wrong rank", r[k].i + 1);
-            goto out;
-        }
-        if (r[k].j >= 0)
-            pa[li + 1]++;
-        else
-            pm[li + 1]++;
+    CLCG_CHECK(st, clcg_calloc(&j.pa, (size_t)nrows + 1, sizeof *j.pa, "assembly counts"), out);
+    CLCG_CHECK(st, clcg_calloc(&j.pm, (size_t)nrows + 1, sizeof *j.pm, "assembly counts"), out);
+    CLCG_CHECK(st, clcg_malloc(&j.next, (size_t)nrows * 2 + 1, sizeof *j.next, "assembly cursors"), out);
+    clcg_parallel_for(CHUNKS, asm_count, &j);
+    if (j.bad) {
+        st = clcg_error(CLCG_ERR_INTERNAL, "a matrix entry was sent to the wrong rank");
+        goto out;
     }
     for (int64_t i = 0; i < nrows; i++) {
-        pa[i + 1] += pa[i];
-        pm[i + 1] += pm[i];
+        j.pa[i + 1] += j.pa[i];
+        j.pm[i + 1] += j.pm[i];
     }
-    ma = pa[nrows];
+    j.ma = j.pa[nrows];
+    if (j.ma + j.pm[nrows] > *held)
+        *held = j.ma + j.pm[nrows];
     for (int64_t i = 0; i < nrows; i++) {
-        next[i] = pa[i];
-        next[nrows + i] = ma + pm[i];
+        j.next[i] = j.pa[i];
+        j.next[nrows + i] = j.ma + j.pm[i];
     }
-    CLCG_CHECK(st, clcg_malloc(&s, (size_t)m + 1, sizeof *s, "assembly scratch"), out);
-    for (int64_t k = 0; k < m; k++) {       /* counting sort by row, stable */
-        int64_t li = r[k].i - row0;
-        if (r[k].j >= 0) {
-            s[next[li]++] = r[k];
-        } else {
-            rec x = r[k];
-            x.j = -1 - x.j;
-            s[next[nrows + li]++] = x;
-        }
-    }
-    for (int64_t i = 0; i < nrows; i++) {   /* each row by column; r is the scratch */
-        sort_by_col(s + pa[i], pa[i + 1] - pa[i], r);
-        sort_by_col(s + ma + pm[i], pm[i + 1] - pm[i], r);
-    }
+    CLCG_CHECK(st, clcg_malloc(&j.s, (size_t)(j.ma + j.pm[nrows]) + 1, sizeof *j.s, "assembly scratch"), out);
+    clcg_parallel_for(CHUNKS, asm_place, &j);
     free(r);
     r = NULL;
-    CLCG_CHECK(st, compact(s, pa, row0, nrows, a), out);
-    CLCG_CHECK(st, compact(s + ma, pm, row0, nrows, mir), out);
+    if (!j.r)
+        clcg_coo_free(coo);
+    j.len = j.next;          /* the cursors are spent: lengths of rows, then mirror rows */
+    clcg_parallel_for(nrows, asm_sort, &j);
+    CLCG_CHECK(st, rows_alloc(&out[0], row0, nrows, j.len), out);
+    j.out = &out[0];
+    clcg_parallel_for(nrows, asm_compact, &j);
+    *a = out[0];
+    out[0] = (rows_t){0};
+    CLCG_CHECK(st, rows_alloc(&out[1], row0, nrows, j.len + nrows), out);
+    j.out = &out[1];
+    j.mirror = 1;
+    clcg_parallel_for(nrows, asm_compact, &j);
+    *mir = out[1];
+    out[1] = (rows_t){0};
 out:
     free(r);
-    free(s);
-    free(pa);
-    free(pm);
-    free(next);
+    if (!j.r)
+        clcg_coo_free(coo);
+    free(j.s);
+    free(j.pa);
+    free(j.pm);
+    free(j.next);
+    rows_free(&out[0]);
+    rows_free(&out[1]);
     return st;
 }
 
@@ -987,10 +1183,12 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     /* exchange 1, assembly and checks on the row blocks */
     CLCG_CHECK(st, mpi_ok(MPI_Type_contiguous((int)sizeof(rec), MPI_BYTE, &rt), "MPI_Type_contiguous"), out);
     CLCG_CHECK(st, mpi_ok(MPI_Type_commit(&rt), "MPI_Type_commit"), out);
-    CLCG_CHECK(st, to_blocks(comm, rt, h.nrows, &coo, symmetric, mirrors, &blk, &m, &info->held), out);
     b0 = clcg_block_begin(h.nrows, nranks, rank);
     nb = clcg_block_begin(h.nrows, nranks, rank + 1) - b0;
-    st = assemble_block(blk, m, b0, nb, &a, &mir);
+    if (nranks > 1) {
+        CLCG_CHECK(st, to_blocks(comm, rt, h.nrows, &coo, symmetric, mirrors, &blk, &m, &info->held), out);
+    }
+    st = assemble_block(blk, m, &coo, symmetric || mirrors, symmetric, b0, nb, &a, &mir, &info->held);
     blk = NULL;
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     if (mirrors)
