@@ -92,6 +92,9 @@ clcg_status clcg_realloc(void *pptr, size_t count, size_t size, const char *what
  * on (at most 32; in this thread when there is one CPU or a thread cannot start).  fn must
  * only touch what its range owns. */
 void clcg_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx);
+/* n processes of the job share this node: a process allowed on every CPU (not bound by
+ * mpirun) then runs its fair share of threads, not one per CPU. */
+void clcg_threads_share(int n);
 
 /* ---- sparse matrices ---- */
 typedef int64_t clcg_gidx;   /* global row/column index */

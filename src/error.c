@@ -165,6 +165,13 @@ static void *run_range(void *arg)
     return NULL;
 }
 
+static int sharers = 1;   /* processes of this job on this node */
+
+void clcg_threads_share(int n)
+{
+    sharers = n > 1 ? n : 1;
+}
+
 void clcg_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx)
 {
     cpu_set_t set;
@@ -176,6 +183,8 @@ void clcg_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t lo, int64_t hi),
         return;
     if (sched_getaffinity(0, sizeof set, &set) == 0)
         nt = CPU_COUNT(&set);
+    if (sharers > 1 && nt >= sysconf(_SC_NPROCESSORS_ONLN))   /* not bound: a fair share */
+        nt = nt / sharers > 1 ? nt / sharers : 1;
     if (nt > MAX_THREADS)
         nt = MAX_THREADS;
     if ((int64_t)nt > n)

@@ -71,6 +71,15 @@ int main(int argc, char **argv)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    {
+        MPI_Comm node;
+        int lsize = 1;
+        if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+            MPI_Comm_size(node, &lsize);
+            MPI_Comm_free(&node);
+        }
+        clcg_threads_share(lsize);
+    }
     memset(&p, 0, sizeof p);
     memset(&res, 0, sizeof res);
     memset(&info, 0, sizeof info);

@@ -123,20 +123,6 @@ static inline int block_owner(const blocks *b, int64_t i)
     return r;
 }
 
-/* The rank owning row g under row_begin (the last r with row_begin[r] <= g). */
-static int final_owner(const int64_t *row_begin, int size, int64_t g)
-{
-    int lo = 0, hi = size - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (row_begin[mid] <= g)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 /* ---- reading ---- */
 
 static clcg_status pread_all(int fd, const char *path, char *buf, size_t len, int64_t off)
@@ -1033,6 +1019,48 @@ clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
     return CLCG_OK;
 }
 
+/* Exchange 2, in parallel threads: the block's rows as records (their order is already
+ * the owners' order), and the records received (sorted by row and column) as CSR. */
+typedef struct {
+    const rows_t *b;
+    rec *sbuf;
+    const rec *rbuf;
+    int64_t m, row0, nrows;
+    int64_t *rowptr;
+    clcg_gidx *gcol;
+    double *val;
+    int bad;
+} owners_job;
+
+static void owners_pack(void *arg, int64_t lo, int64_t hi)
+{
+    owners_job *j = arg;
+    for (int64_t li = lo; li < hi; li++)
+        for (int64_t k = j->b->ptr[li]; k < j->b->ptr[li + 1]; k++)
+            j->sbuf[k] = (rec){j->b->row0 + li, j->b->col[k], j->b->val[k]};
+}
+
+/* rows are non-empty (checked before): row r starts where its first record is */
+static void owners_unpack(void *arg, int64_t c0, int64_t c1)
+{
+    owners_job *j = arg;
+    for (int64_t k = j->m * c0 / CHUNKS; k < j->m * c1 / CHUNKS; k++) {
+        const rec *x = &j->rbuf[k];
+        const int64_t li = x->i - j->row0, prev = k > 0 ? x[-1].i - j->row0 : -1;
+        if (li < 0 || li >= j->nrows || li < prev || (k > 0 && li == prev && x->j <= x[-1].j)) {
+            j->bad = 1;
+            return;
+        }
+        for (int64_t r = prev + 1; r <= li; r++)
+            j->rowptr[r] = k;
+        if (k == j->m - 1)
+            for (int64_t r = li + 1; r <= j->nrows; r++)
+                j->rowptr[r] = j->m;
+        j->gcol[k] = x->j;
+        j->val[k] = x->v;
+    }
+}
+
 /* Exchange 2: the assembled block rows (freed here) to their final owners, where they
  * arrive in (row, column) order: my rows as A and gcol. */
 static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const int64_t *row_begin,
@@ -1065,17 +1093,14 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
     if (st == CLCG_OK)
         st = clcg_malloc(&sbuf, (size_t)total + 1, sizeof *sbuf, "matrix entries to send");
     if (st == CLCG_OK) {
-        for (int64_t li = 0; li < b->nrows; li++) {
-            int64_t i = b->row0 + li;
-            int o = final_owner(row_begin, nranks, i);
-            cnt[o] += b->ptr[li + 1] - b->ptr[li];
-            for (int64_t k = b->ptr[li]; k < b->ptr[li + 1]; k++) {
-                sbuf[m].i = i;
-                sbuf[m].j = b->col[k];
-                sbuf[m].v = b->val[k];
-                m++;
-            }
+        owners_job j = {b, sbuf, NULL, 0, 0, 0, NULL, NULL, NULL, 0};
+        for (int o = 0; o < nranks; o++) {   /* owner o's rows: [row_begin[o], row_begin[o+1]) */
+            int64_t lo = row_begin[o] - b->row0, hi = row_begin[o + 1] - b->row0;
+            lo = lo < 0 ? 0 : lo > b->nrows ? b->nrows : lo;
+            hi = hi < 0 ? 0 : hi > b->nrows ? b->nrows : hi;
+            cnt[o] = hi > lo ? b->ptr[hi] - b->ptr[lo] : 0;
         }
+        clcg_parallel_for(b->nrows, owners_pack, &j);
     }
     rows_free(b);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
@@ -1093,19 +1118,13 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
         st = clcg_malloc(gcol, (size_t)m + 1, sizeof **gcol, "global column indices");
     if (st == CLCG_OK)      /* filled by clcg_halo_setup */
         st = clcg_malloc(&A->colind, (size_t)m + 1, sizeof *A->colind, "column indices");
-    for (int64_t k = 0; st == CLCG_OK && k < m; k++) {
-        int64_t li = rbuf[k].i - A->row0;
-        if (li < 0 || li >= A->nrows || (k > 0 && (rbuf[k].i < rbuf[k - 1].i ||
-                                                   (rbuf[k].i == rbuf[k - 1].i && rbuf[k].j <= rbuf[k - 1].j)))) {
+    if (st == CLCG_OK) {
+        owners_job j = {NULL, NULL, rbuf, m, A->row0, A->nrows, A->rowptr, *gcol, A->val, 0};
+        if (m > 0)
+            clcg_parallel_for(CHUNKS, owners_unpack, &j);
+        if (j.bad || (m == 0 && A->nrows > 0))
             st = clcg_error(CLCG_ERR_INTERNAL, "matrix entries arrived out of order");
-            break;
-        }
-        A->rowptr[li + 1]++;
-        (*gcol)[k] = rbuf[k].j;
-        A->val[k] = rbuf[k].v;
     }
-    for (int64_t i = 0; st == CLCG_OK && i < A->nrows; i++)
-        A->rowptr[i + 1] += A->rowptr[i];
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 out:
     free(sbuf);
