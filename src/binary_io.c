@@ -358,6 +358,58 @@ static clcg_status read_header(const char *path, layout *L)
     return CLCG_OK;
 }
 
+/* Bytes [off, off+bytes) of the file into buf.  fd >= 0 (every rank could open the file
+ * itself): read by parallel threads with pread, no collective call; else through MPI-IO,
+ * collectively (io_all). */
+#define READ_PIECES 64
+typedef struct {
+    int fd;
+    char *buf;
+    int64_t off, bytes;
+    int err[READ_PIECES];          /* errno, or -1: the file ended early */
+} pread_job;
+
+static void pread_pieces(void *arg, int64_t lo, int64_t hi)
+{
+    pread_job *j = arg;
+    for (int64_t p = lo; p < hi; p++) {
+        int64_t a = j->bytes * p / READ_PIECES, b = j->bytes * (p + 1) / READ_PIECES;
+        j->err[p] = 0;
+        while (a < b) {
+            ssize_t r = pread(j->fd, j->buf + a, (size_t)(b - a < IO_CHUNK ? b - a : IO_CHUNK), (off_t)(j->off + a));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                j->err[p] = r < 0 ? errno : -1;
+                break;
+            }
+            a += r;
+        }
+    }
+}
+
+static clcg_status read_bytes(MPI_Comm comm, MPI_File fh, int fd, const char *path, int64_t off,
+                              void *buf, int64_t bytes)
+{
+    pread_job j;
+    if (fd < 0)
+        return io_all(comm, fh, path, 0, off, buf, bytes);
+    if (bytes <= 0)
+        return CLCG_OK;
+    j.fd = fd;
+    j.buf = buf;
+    j.off = off;
+    j.bytes = bytes;
+    clcg_parallel_for(READ_PIECES, pread_pieces, &j);
+    for (int p = 0; p < READ_PIECES; p++) {
+        if (j.err[p] == -1)
+            return clcg_error(CLCG_ERR_INPUT, "%s: the file ended early: truncated", path);
+        if (j.err[p] > 0)
+            return clcg_error(CLCG_ERR_IO, "%s: read error: %s", path, strerror(j.err[p]));
+    }
+    return CLCG_OK;
+}
+
 /* Elements [a, b) of a section, held in three pieces: [a, lo) in head, [lo, hi) in out
  * (where the caller wants them), [hi, b) in tail; the checksums of blocks [0, nb) from a. */
 typedef struct {
@@ -394,7 +446,7 @@ static void sum_blocks(void *arg, int64_t lo, int64_t hi)
 /* Collective: elements [lo, hi) of section sec read straight into out, and every checksum
  * block they touch verified (the parts of the first and last blocks outside [lo, hi) are
  * read beside; the blocks' sums in parallel threads).  Status agreed. */
-static clcg_status read_section(MPI_Comm comm, MPI_File fh, const char *path, const layout *L,
+static clcg_status read_section(MPI_Comm comm, MPI_File fh, int fd, const char *path, const layout *L,
                                 int sec, int64_t lo, int64_t hi, void *out)
 {
     const int64_t es = L->es[sec], blk = L->block;
@@ -416,13 +468,13 @@ static clcg_status read_section(MPI_Comm comm, MPI_File fh, const char *path, co
     if (st == CLCG_OK)
         st = clcg_malloc(&got, (size_t)nb + 1, sizeof *got, "checksums");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    st = io_all(comm, fh, path, 0, L->off[sec] + lo * es, out, (hi - lo) * es);
+    st = read_bytes(comm, fh, fd, path, L->off[sec] + lo * es, out, (hi - lo) * es);
     if (st == CLCG_OK)
-        st = io_all(comm, fh, path, 0, L->off[sec] + a * es, head, (lo - a) * es);
+        st = read_bytes(comm, fh, fd, path, L->off[sec] + a * es, head, (lo - a) * es);
     if (st == CLCG_OK)
-        st = io_all(comm, fh, path, 0, L->off[sec] + hi * es, tail, (b - hi) * es);
+        st = read_bytes(comm, fh, fd, path, L->off[sec] + hi * es, tail, (b - hi) * es);
     if (st == CLCG_OK)
-        st = io_all(comm, fh, path, 0, L->tbl_off + 8 * (L->tbl[sec] + a / blk), sums, 8 * nb);
+        st = read_bytes(comm, fh, fd, path, L->tbl_off + 8 * (L->tbl[sec] + a / blk), sums, 8 * nb);
     if (st == CLCG_OK) {
         block_sums c = {head, out, tail, a, lo, hi, b, blk, es, sec, got};
         clcg_parallel_for(nb, sum_blocks, &c);
@@ -494,7 +546,7 @@ static void check_entries(void *arg, int64_t c0, int64_t c1)
 clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_begin,
                                   clcg_csr *A, clcg_gidx **gcol, clcg_dist_info *info)
 {
-    int rank, size, opened = 0;
+    int rank, size, opened = 0, fd = -1;
     clcg_status st = CLCG_OK;
     layout L;
     int64_t hv[4] = {0, 0, 0, 0}, b0, nb, *p = NULL, *row_nnz = NULL, base;
@@ -521,6 +573,15 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
     st = mpi_err(MPI_File_open(comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), path, "cannot open");
     opened = st == CLCG_OK;
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    {   /* threads read with pread where every rank can open the file itself, else MPI-IO */
+        int all = 0;
+        fd = getenv("CLCG_MPIIO_ONLY") ? -1 : open(path, O_RDONLY);
+        MPI_Allreduce((int[]){fd >= 0}, &all, 1, MPI_INT, MPI_MIN, comm);
+        if (!all && fd >= 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
 
     /* partition: an even block of row pointers each, split points from their counts */
     b0 = clcg_block_begin(L.n, size, rank);
@@ -529,7 +590,7 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
     if (st == CLCG_OK)
         st = clcg_malloc(&row_nnz, (size_t)nb + 1, sizeof *row_nnz, "row counts");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_ROWPTR, b0, b0 + nb + 1, p), out);
+    CLCG_CHECK(st, read_section(comm, fh, fd, path, &L, SEC_ROWPTR, b0, b0 + nb + 1, p), out);
     st = check_rowptr(path, &L, b0, p, nb + 1);
     for (int64_t i = 0; st == CLCG_OK && i < nb; i++)
         row_nnz[i] = p[i + 1] - p[i];
@@ -544,7 +605,7 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
     A->nrows = row_begin[rank + 1] - A->row0;
     st = clcg_malloc(&A->rowptr, (size_t)A->nrows + 1, sizeof *A->rowptr, "row pointers");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_ROWPTR, A->row0, A->row0 + A->nrows + 1,
+    CLCG_CHECK(st, read_section(comm, fh, fd, path, &L, SEC_ROWPTR, A->row0, A->row0 + A->nrows + 1,
                                 A->rowptr), out);
     st = check_rowptr(path, &L, A->row0, A->rowptr, A->nrows + 1);
     base = A->rowptr[0];
@@ -560,8 +621,8 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     info->held = A->nnz;
     ci = L.es[SEC_COLIND] == 4 ? (void *)A->colind : (void *)*gcol;
-    CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_COLIND, base, base + A->nnz, ci), out);
-    CLCG_CHECK(st, read_section(comm, fh, path, &L, SEC_VAL, base, base + A->nnz, A->val), out);
+    CLCG_CHECK(st, read_section(comm, fh, fd, path, &L, SEC_COLIND, base, base + A->nnz, ci), out);
+    CLCG_CHECK(st, read_section(comm, fh, fd, path, &L, SEC_VAL, base, base + A->nnz, A->val), out);
 
     /* what a checksum cannot promise: the file was made by this program (rows checked by
        threads, the first bad one reported) */
@@ -583,6 +644,8 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
 out:
     if (opened)
         MPI_File_close(&fh);
+    if (fd >= 0)
+        close(fd);
     free(p);
     free(row_nnz);
     if (st != CLCG_OK) {

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Load times of one large matrix: the Matrix Market text and the binary form, on 1 rank
+# (singleton and under mpirun) and on several ranks, with --load-only; one line per run,
+# the program's own read / partition / setup split and the wall time of the whole command.
+# usage: bench/load_bench.sh OUTDIR [PROBLEM] [RANKS]      (in a built tree)
+#   PROBLEM: a generator spec (default poisson3d:256); RANKS: mpirun rank counts ("2 4 8")
+set -u
+out=${1:-load-out}
+prob=${2:-poisson3d:256}
+ranks=${3:-"2 4 8"}
+bin=${CLCG_BIN:-./clcg-mpi}
+mpi=${MPIEXEC:-mpirun --allow-run-as-root --bind-to none}
+mkdir -p "$out"
+mtx=${CLCG_LOAD_DIR:-/tmp}/load-bench.mtx
+bin_file=${CLCG_LOAD_DIR:-/tmp}/load-bench.bin
+wall() {   # wall seconds of a command, its output kept
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" >"$out/last.txt" 2>&1
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'
+}
+{ date -u; uname -n; nproc; } >"$out/machine.txt"
+w=$(wall $bin --generate "$prob" --write-matrix "$mtx"); echo "write .mtx: $w s ($(stat -c %s "$mtx") bytes)" | tee "$out/load.txt"
+w=$(wall $bin "$mtx" --write-binary "$bin_file"); echo "write binary from .mtx: $w s ($(stat -c %s "$bin_file") bytes)" | tee -a "$out/load.txt"
+cat "$mtx" "$bin_file" >/dev/null   # both in the page cache
+printf '%-7s %-10s %7s %7s %9s %7s\n' input ranks wall read partition setup | tee -a "$out/load.txt"
+for f in "$mtx" "$bin_file"; do
+  kind=$([ "$f" = "$mtx" ] && echo .mtx || echo binary)
+  for r in singleton 1 $ranks; do
+    for rep in 1 2; do
+      if [ "$r" = singleton ]; then w=$(wall $bin "$f" --load-only); else w=$(wall $mpi -n "$r" $bin "$f" --load-only); fi
+      line=$(grep -o 'read [0-9.]* s, partition [0-9.]* s, setup [0-9.]* s' "$out/last.txt" | awk '{print $2, $5, $8}')
+      printf '%-7s %-10s %7s %7s %9s %7s\n' "$kind" "$r" "$w" $line | tee -a "$out/load.txt"
+    done
+  done
+done
+rm -f "$mtx" "$bin_file"
