@@ -64,29 +64,29 @@
 #define CLCG_UNROLL 4
 #endif
 #if CLCG_UNROLL >= 4 && !CLCG_FUSED
-#define ROW_SUM(s, k0, end, st)                                                        \
-    do {                                                                               \
-        const uint e_ = (end), st_ = (st);                                             \
-        uint k_ = (k0);                                                                \
-        for (; k_ < e_ && e_ - k_ > 3 * st_; k_ += 4 * st_) {                          \
-            const uint c0 = col[k_], c1 = col[k_ + st_];                               \
-            const uint c2 = col[k_ + 2 * st_], c3 = col[k_ + 3 * st_];                 \
-            const real v0 = val[k_], v1 = val[k_ + st_];                               \
-            const real v2 = val[k_ + 2 * st_], v3 = val[k_ + 3 * st_];                 \
-            const real f0 = FETCH(c0), f1 = FETCH(c1), f2 = FETCH(c2), f3 = FETCH(c3); \
-            s += v0 * f0;                                                              \
-            s += v1 * f1;                                                              \
-            s += v2 * f2;                                                              \
-            s += v3 * f3;                                                              \
-        }                                                                              \
-        for (; k_ < e_; k_ += st_)                                                     \
-            s += val[k_] * FETCH(col[k_]);                                             \
+#define ROW_SUM(s, k0, end, st, sm)                                                       \
+    do {                                                                                  \
+        const uint e_ = (end), st_ = (st);                                                \
+        uint k_ = (k0);                                                                   \
+        for (; k_ < e_ && e_ - k_ > 3 * st_; k_ += 4 * st_) {                             \
+            const uint c0 = LDC(k_, sm), c1 = LDC(k_ + st_, sm);                          \
+            const uint c2 = LDC(k_ + 2 * st_, sm), c3 = LDC(k_ + 3 * st_, sm);            \
+            const real v0 = LDV(k_, sm), v1 = LDV(k_ + st_, sm);                          \
+            const real v2 = LDV(k_ + 2 * st_, sm), v3 = LDV(k_ + 3 * st_, sm);            \
+            const real f0 = FETCH(c0), f1 = FETCH(c1), f2 = FETCH(c2), f3 = FETCH(c3);    \
+            s += v0 * f0;                                                                 \
+            s += v1 * f1;                                                                 \
+            s += v2 * f2;                                                                 \
+            s += v3 * f3;                                                                 \
+        }                                                                                 \
+        for (; k_ < e_; k_ += st_)                                                        \
+            s += LDV(k_, sm) * FETCH(LDC(k_, sm));                                        \
     } while (0)
 #else
-#define ROW_SUM(s, k0, end, st)                                                        \
-    do {                                                                               \
-        for (uint k_ = (k0); k_ < (end); k_ += (st))                                   \
-            s += val[k_] * FETCH(col[k_]);                                             \
+#define ROW_SUM(s, k0, end, st, sm)                                                       \
+    do {                                                                                  \
+        for (uint k_ = (k0); k_ < (end); k_ += (st))                                      \
+            s += LDV(k_, sm) * FETCH(LDC(k_, sm));                                        \
     } while (0)
 #endif
 
@@ -103,7 +103,7 @@ kernel void KNAME(spmv_csr_scalar)(uint n, global const uint *rows, global const
         const uint i = rows ? rows[t] : t;
         const uint end = rowptr[i + 1];
         real s = 0;
-        ROW_SUM(s, rowptr[i], end, 1);
+        ROW_SUM(s, rowptr[i], end, 1, 0);
         const real pi = FETCH(i);
         STORE_P(i, pi);
         q[i] = s;
@@ -132,7 +132,7 @@ kernel void KNAME(spmv_csr_vector)(uint n, global const uint *rows, global const
         if (t < n) {
             i = rows ? rows[t] : t;
             const uint end = rowptr[i + 1];
-            ROW_SUM(s, rowptr[i] + lane, end, vs);
+            ROW_SUM(s, rowptr[i] + lane, end, vs, 0);
         }
         rb[lid] = s;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -168,7 +168,7 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
         const uint s0 = i / C, lane = i - s0 * C;
         const uint beg = sptr[s0] + lane, end = sptr[s0 + 1];
         real s = 0;
-        ROW_SUM(s, beg, end, C);
+        ROW_SUM(s, beg, end, C, 1);
         const real pi = FETCH(i);
         STORE_P(i, pi);
         q[i] = s;
@@ -208,7 +208,7 @@ kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global con
         if (k1 - k0 > STREAM_CAP) {   /* one long row */
             for (uint v = lid; v < STREAM_LANES; v += wg) {
                 real s = 0;
-                ROW_SUM(s, k0 + v, k1, STREAM_LANES);
+                ROW_SUM(s, k0 + v, k1, STREAM_LANES, 1);
                 lds[v] = s;
             }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -230,8 +230,8 @@ kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global con
 #if CLCG_UNROLL >= 4
         /* four gathers in flight (H200, random:5000000,16: 472 us; eight: 546 us) */
         for (; k < k1 && k1 - k > 3 * wg; k += 4 * wg) {
-            const uint c0 = col[k], c1 = col[k + wg], c2 = col[k + 2 * wg], c3 = col[k + 3 * wg];
-            const real v0 = val[k], v1 = val[k + wg], v2 = val[k + 2 * wg], v3 = val[k + 3 * wg];
+            const uint c0 = LDC(k, 1), c1 = LDC(k + wg, 1), c2 = LDC(k + 2 * wg, 1), c3 = LDC(k + 3 * wg, 1);
+            const real v0 = LDV(k, 1), v1 = LDV(k + wg, 1), v2 = LDV(k + 2 * wg, 1), v3 = LDV(k + 3 * wg, 1);
             const real f0 = FETCH(c0), f1 = FETCH(c1), f2 = FETCH(c2), f3 = FETCH(c3);
             lds[k - k0] = v0 * f0;
             lds[k + wg - k0] = v1 * f1;
@@ -240,7 +240,7 @@ kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global con
         }
 #endif
         for (; k < k1; k += wg)
-            lds[k - k0] = val[k] * FETCH(col[k]);
+            lds[k - k0] = LDV(k, 1) * FETCH(LDC(k, 1));
         barrier(CLK_LOCAL_MEM_FENCE);
         uint team = 1;   /* from the block alone: the same in every work-item and launch shape */
         while (team < STREAM_TEAM && team < wg && team * 2 * nrb <= STREAM_LANES)
