@@ -509,7 +509,8 @@ static clcg_status check_rowptr(const char *path, const layout *L, int64_t row0,
     return CLCG_OK;
 }
 
-/* Rows of A in ROW_CHUNKS pieces: 32-bit columns widened into gcol (narrow), then each
+/* Rows of A in ROW_CHUNKS pieces: 32-bit columns widened into gcol (narrow, unless gcol
+ * is NULL: one rank, the 32-bit columns kept), then each
  * entry checked (column in range and ascending, value finite); the first bad row and entry
  * of each piece, or -1. */
 #define ROW_CHUNKS 256
@@ -528,13 +529,14 @@ static void check_entries(void *arg, int64_t c0, int64_t c1)
     for (int64_t c = c0; c < c1; c++) {
         const int64_t r0 = A->nrows * c / ROW_CHUNKS, r1 = A->nrows * (c + 1) / ROW_CHUNKS;
         j->bad[c] = -1;
-        if (j->narrow)
+        if (j->narrow && j->gcol)
             for (int64_t k = A->rowptr[r0]; k < A->rowptr[r1]; k++)
                 j->gcol[k] = A->colind[k];
         for (int64_t i = r0; i < r1 && j->bad[c] < 0; i++)
             for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-                const clcg_gidx g = j->gcol[k];
-                if (g < 0 || g >= j->n || (k > A->rowptr[i] && g <= j->gcol[k - 1]) || !isfinite(A->val[k])) {
+                const clcg_gidx g = j->gcol ? j->gcol[k] : A->colind[k];
+                const clcg_gidx gp = k > A->rowptr[i] ? (j->gcol ? j->gcol[k - 1] : A->colind[k - 1]) : -1;
+                if (g < 0 || g >= j->n || g <= gp || !isfinite(A->val[k])) {
                     j->bad[c] = i;
                     j->badk[c] = k;
                     break;
@@ -546,7 +548,7 @@ static void check_entries(void *arg, int64_t c0, int64_t c1)
 clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_begin,
                                   clcg_csr *A, clcg_gidx **gcol, clcg_dist_info *info)
 {
-    int rank, size, opened = 0, fd = -1;
+    int rank, size, opened = 0, fd = -1, narrow;
     clcg_status st = CLCG_OK;
     layout L;
     int64_t hv[4] = {0, 0, 0, 0}, b0, nb, *p = NULL, *row_nnz = NULL, base;
@@ -612,7 +614,8 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
     A->nnz = A->rowptr[A->nrows] - base;
     for (int64_t i = 0; i <= A->nrows; i++)
         A->rowptr[i] -= base;
-    if (st == CLCG_OK)
+    narrow = L.es[SEC_COLIND] == 4;
+    if (st == CLCG_OK && !(narrow && size == 1))   /* one rank: 32-bit columns are the local ones */
         st = clcg_malloc(gcol, (size_t)A->nnz + 1, sizeof **gcol, "global column indices");
     if (st == CLCG_OK)
         st = clcg_malloc(&A->val, (size_t)A->nnz + 1, sizeof *A->val, "matrix values");
@@ -620,25 +623,26 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
         st = clcg_malloc(&A->colind, (size_t)A->nnz + 1, sizeof *A->colind, "column indices");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     info->held = A->nnz;
-    ci = L.es[SEC_COLIND] == 4 ? (void *)A->colind : (void *)*gcol;
+    ci = narrow ? (void *)A->colind : (void *)*gcol;
     CLCG_CHECK(st, read_section(comm, fh, fd, path, &L, SEC_COLIND, base, base + A->nnz, ci), out);
     CLCG_CHECK(st, read_section(comm, fh, fd, path, &L, SEC_VAL, base, base + A->nnz, A->val), out);
 
     /* what a checksum cannot promise: the file was made by this program (rows checked by
        threads, the first bad one reported) */
     {
-        rows_job rj = {A, *gcol, L.es[SEC_COLIND] == 4, L.n, {0}, {0}};
+        rows_job rj = {A, *gcol, narrow, L.n, {0}, {0}};
         clcg_parallel_for(ROW_CHUNKS, check_entries, &rj);
         for (int c = 0; c < ROW_CHUNKS && st == CLCG_OK; c++)
             if (rj.bad[c] >= 0) {
                 const int64_t i = rj.bad[c], k = rj.badk[c];
                 st = clcg_error(CLCG_ERR_INPUT, "%s: row %" PRId64 ": entry %" PRId64 " (column %"
                                 PRId64 ") is out of range, out of order or not finite: the file "
-                                "is corrupt", path, A->row0 + i + 1, k - A->rowptr[i] + 1, (*gcol)[k] + 1);
+                                "is corrupt", path, A->row0 + i + 1, k - A->rowptr[i] + 1,
+                                (*gcol ? (*gcol)[k] : A->colind[k]) + 1);
             }
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    st = clcg_dist_check_rows(path, A->row0, A->nrows, A->rowptr, *gcol, A->val);
+    st = clcg_dist_check_rows(path, A->row0, A->nrows, A->rowptr, *gcol, A->colind, A->val);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     info->t_read = MPI_Wtime() - t0;
 out:

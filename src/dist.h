@@ -5,7 +5,8 @@
  * balanced by nonzeros), and in A the rows [A->row0, A->row0 + A->nrows) as CSR with
  * A->rowptr, A->val and A->nnz set, their global column indices in *gcol (ascending
  * within a row, duplicates summed); A->colind is allocated (nnz) for clcg_halo_setup to
- * fill, A->ghost stays NULL.  Collective over
+ * fill, A->ghost stays NULL.  On one rank the binary reader may instead leave *gcol NULL
+ * with the columns already in A->colind (global = local there).  Collective over
  * comm; on failure every rank returns the same status and message (clcg_agree), and
  * A and *gcol are left empty. */
 #ifndef CLCG_DIST_H
@@ -50,10 +51,12 @@ clcg_status clcg_partition_by_nnz_dist(MPI_Comm comm, int64_t n, int64_t row0, i
 /* The first row of rank r in an even split of n rows over size ranks. */
 int64_t clcg_block_begin(int64_t n, int size, int r);
 
-/* The checks a CG matrix needs on rows [row0, row0+nrows) with sorted global columns:
- * no empty row, a positive diagonal; CLCG_ERR_NOT_SPD naming the first bad row.  Local. */
+/* The checks a CG matrix needs on rows [row0, row0+nrows) with sorted global columns (gcol,
+ * or when it is NULL the 32-bit col32): no empty row, a positive diagonal; CLCG_ERR_NOT_SPD
+ * naming the first bad row.  Local. */
 clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
-                                 const int64_t *rowptr, const clcg_gidx *gcol, const double *val);
+                                 const int64_t *rowptr, const clcg_gidx *gcol, const int32_t *col32,
+                                 const double *val);
 
 /* Shortest %g form of v that reads back as v (for messages). */
 const char *clcg_show_double(double v, char out[32]);

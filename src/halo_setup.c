@@ -221,8 +221,16 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
     memcpy(h->row_begin, row_begin, ((size_t)size + 1) * sizeof *row_begin);
     const int64_t row0 = row_begin[rank], row1 = row_begin[rank + 1];
 
-    /* ghosts: distinct columns outside my rows, ascending */
-    CLCG_CHECK(st, index_set_build(gcol, A->nnz, row0, row1, &gs, &A->ghost, "ghost list"), out);
+    /* ghosts: distinct columns outside my rows, ascending; none when gcol is NULL (one rank
+       whose reader left the columns, global = local, in A->colind) */
+    if (!gcol && size != 1) {
+        st = clcg_error(CLCG_ERR_INTERNAL, "halo setup: no global columns on %d ranks", size);
+        goto out;
+    }
+    if (gcol)
+        CLCG_CHECK(st, index_set_build(gcol, A->nnz, row0, row1, &gs, &A->ghost, "ghost list"), out);
+    else
+        CLCG_CHECK(st, clcg_malloc(&A->ghost, 1, sizeof *A->ghost, "ghost list"), out);
     nghost = gs.count;
     if (A->nrows + nghost > INT32_MAX) {
         st = clcg_error(CLCG_ERR_INPUT, "rank %d: %lld local columns exceed 32-bit indices; use more ranks",
@@ -231,7 +239,7 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
     }
     h->nghost = nghost;
     A->ncols = A->nrows + nghost;
-    {
+    if (gcol) {
         colind_job cj = {gcol, A->colind, row0, row1, A->nrows, &gs};
         clcg_parallel_for(A->nnz, number_columns, &cj);
     }

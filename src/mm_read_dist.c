@@ -994,7 +994,8 @@ static clcg_status check_symmetric(const char *path, const rows_t *a, const rows
 }
 
 clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
-                                 const int64_t *rowptr, const clcg_gidx *gcol, const double *val)
+                                 const int64_t *rowptr, const clcg_gidx *gcol, const int32_t *col32,
+                                 const double *val)
 {
     for (int64_t li = 0; li < nrows; li++) {
         int64_t i = row0 + li, lo = rowptr[li], hi = rowptr[li + 1], end = hi;
@@ -1005,12 +1006,12 @@ clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
                               "singular", path, i + 1);
         while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
-            if (gcol[mid] < i)
+            if ((gcol ? gcol[mid] : col32[mid]) < i)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        d = (lo < end && gcol[lo] == i) ? val[lo] : 0.0;
+        d = (lo < end && (gcol ? gcol[lo] : col32[lo]) == i) ? val[lo] : 0.0;
         if (!(d > 0))
             return clcg_error(CLCG_ERR_NOT_SPD, "%s: diagonal entry A(%" PRId64 ",%" PRId64
                               ") = %s is not positive: the matrix is not positive definite",
@@ -1214,7 +1215,7 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
         st = check_symmetric(path, &a, &mir);
     rows_free(&mir);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    st = clcg_dist_check_rows(path, a.row0, a.nrows, a.ptr, a.col, a.val);
+    st = clcg_dist_check_rows(path, a.row0, a.nrows, a.ptr, a.col, NULL, a.val);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 
     /* partition by nonzeros, then exchange 2 to the final owners */

@@ -252,6 +252,11 @@ clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, int6
     st = clcg_malloc(&row_begin, (size_t)size + 1, sizeof *row_begin, "partition");
     if (st == CLCG_OK)
         st = load_rows(comm, o, &p, row_begin, &gcol);
+    if (st == CLCG_OK && !gcol) {   /* one rank, read from a binary file: columns in colind */
+        st = clcg_malloc(&gcol, (size_t)p.A.nnz + 1, sizeof *gcol, "global column indices");
+        for (int64_t k = 0; st == CLCG_OK && k < p.A.nnz; k++)
+            gcol[k] = p.A.colind[k];
+    }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     CLCG_CHECK(st, clcg_dist_write_binary(comm, o->write_binary, row_begin, &p.A, gcol), out);
     *n = p.A.n;
