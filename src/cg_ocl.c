@@ -490,12 +490,19 @@ static clcg_status reduce_global(cg_ctx *c, int which, double *out, clcg_status 
     return reduce_finish(c, v, nv, out, local);
 }
 
-static clcg_status write_scalar(clcg_slice *s, cl_mem m, int slot, double v)
+/* The host's values of the reduced-value slots [first, first+count) (0 r'z, 1 previous r'z,
+ * 2 r'r, 3 p'q; v[i] for slot first+i) to the device in one write, as (hi, lo) pairs: the
+ * kernels read them as partial sums. */
+static clcg_status write_scalars(clcg_slice *s, int first, int count, const double *v)
 {
-    s->hglob[2 * slot] = v;   /* as a (hi, lo) pair: the kernels read partial sums */
-    s->hglob[2 * slot + 1] = 0.0;
-    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, m, CL_FALSE, 0, sizeof(cl_double2), &s->hglob[2 * slot], 0, NULL,
-                                 NULL));
+    const size_t step = s->gstep / sizeof(double);
+    for (int i = 0; i < count; i++) {
+        s->hglob[(size_t)(first + i) * step] = v[i];
+        s->hglob[(size_t)(first + i) * step + 1] = 0.0;
+    }
+    CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->glob, CL_FALSE, (size_t)first * s->gstep,
+                                 (size_t)(count - 1) * s->gstep + sizeof(cl_double2), s->hglob + (size_t)first * step,
+                                 0, NULL, NULL));
     return CLCG_OK;
 }
 
@@ -707,11 +714,7 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             cl_kernel ku = s->k[K_UPDATE_P_LIST];
             const double beta = k == 0 ? 0.0 : rz / rz_prev;
             s->sp_in = s->p[par];
-            st = write_scalar(s, s->g_rz[0], 0, rz);
-            if (st == CLCG_OK)
-                st = write_scalar(s, s->g_rz[1], 2, rz_prev);
-            if (st == CLCG_OK)
-                st = write_scalar(s, s->g_rr, 3, rr);
+            st = write_scalars(s, 0, 3, (const double[]){rz, rz_prev, rr});
             if (st == CLCG_OK && s->npb > 0) {
                 st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->npb}) |
                                      clSetKernelArg(ku, 1, sizeof(cl_mem), &s->rows_pb) |
@@ -757,9 +760,10 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         }
         for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
             clcg_slice *s = &c->s[d];
-            st = write_scalar(s, s->g_pq, 1, pq);
-            if (st == CLCG_OK && !fused)   /* fused: written at the start of the iteration */
-                st = write_scalar(s, s->g_rz[0], 0, rz);
+            if (fused)   /* r'z, previous r'z and r'r were written at the start of the iteration */
+                st = write_scalars(s, 3, 1, &pq);
+            else
+                st = write_scalars(s, 0, 4, (const double[]){rz, rz_prev, rr, pq});
             if (st == CLCG_OK)
                 st = set_update_xr(s, s->k[K_UPDATE_XR], s->p[par], s->g_pq, 1, s->g_rz[0], 1, 0);
             if (st == CLCG_OK)

@@ -39,6 +39,8 @@ typedef struct {
     cl_mem ptr, col, val;                /* CSR row pointers or SELL slice pointers */
     cl_mem x, r, q, b, dinv, p[2];
     cl_mem part_pq, part_rz[2], part_rr[2], red, g_rz[2], g_pq, g_rr, scal;
+    cl_mem glob;                         /* g_rz[0], g_rz[1], g_rr, g_pq: slots 0-3 of it, gstep bytes apart */
+    size_t gstep;
     cl_mem pack_idx, pack_buf, rows_int, rows_bnd;
     cl_mem ext[EXT_COUNT];                /* allocated for the variant in use */
     cl_mem sp_in, sp_out;                /* what the exchange + SpMV step multiplies */

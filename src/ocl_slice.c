@@ -251,10 +251,22 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         CLCG_CHECK(st, buf_from(s, NULL, pb, "partial sums", &s->part_rr[i]), out);
     }
     CLCG_CHECK(st, buf_from(s, NULL, 8 * sizeof(double), "reductions", &s->red), out);
-    for (int i = 0; i < 2; i++)
-        CLCG_CHECK(st, buf_from(s, NULL, sizeof(cl_double2), "reduced values", &s->g_rz[i]), out);
-    CLCG_CHECK(st, buf_from(s, NULL, sizeof(cl_double2), "reduced values", &s->g_pq), out);
-    CLCG_CHECK(st, buf_from(s, NULL, sizeof(cl_double2), "reduced values", &s->g_rr), out);
+    {   /* the reduced values in one buffer, each slot a sub-buffer, so the host writes several
+           in one command (slots: r'z, previous r'z, r'r, p'q) */
+        cl_uint bits = 0;
+        cl_mem *slot[4] = {&s->g_rz[0], &s->g_rz[1], &s->g_rr, &s->g_pq};
+        clGetDeviceInfo(s->dev.info.device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL);
+        s->gstep = bits / 8 > sizeof(cl_double2) ? bits / 8 : sizeof(cl_double2);
+        CLCG_CHECK(st, buf_from(s, NULL, 4 * s->gstep, "reduced values", &s->glob), out);
+        for (int i = 0; i < 4 && st == CLCG_OK; i++) {
+            cl_buffer_region reg = {(size_t)i * s->gstep, sizeof(cl_double2)};
+            cl_int e;
+            *slot[i] = clCreateSubBuffer(s->glob, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &reg, &e);
+            st = clcg_cl_fail_if(e, "clCreateSubBuffer(reduced values)");
+        }
+        if (st != CLCG_OK)
+            goto out;
+    }
     CLCG_CHECK(st, buf_from(s, NULL, S_COUNT * sizeof(double), "solver scalars", &s->scal), out);
     for (int i = 0; i < 2; i++)
         CLCG_CHECK(st, clcg_cl_fail_if(clEnqueueFillBuffer(s->dev.queue, s->p[i], &zero, sizeof zero, 0, vb, 0,
@@ -353,7 +365,7 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
     CLCG_CHECK(st, pinned(s, (size_t)s->npack, &s->hpin_pack, &s->hpack), out);
     CLCG_CHECK(st, pinned(s, (size_t)ng, &s->hpin_ghost, &s->hghost), out);
     CLCG_CHECK(st, pinned(s, 2 * S_COUNT, &s->hpin_red, &s->hred), out);
-    CLCG_CHECK(st, pinned(s, 8, &s->hpin_glob, &s->hglob), out);
+    CLCG_CHECK(st, pinned(s, 4 * s->gstep / sizeof(double), &s->hpin_glob, &s->hglob), out);
 
     for (int kid = 0; kid < K_COUNT; kid++) {
         char name[64];
@@ -398,7 +410,7 @@ void clcg_slice_free(clcg_slice *s)
 {
     cl_mem *mems[] = {&s->ptr, &s->col, &s->val, &s->x, &s->r, &s->q, &s->b, &s->dinv, &s->p[0], &s->p[1],
                       &s->part_pq, &s->part_rz[0], &s->part_rz[1], &s->part_rr[0], &s->part_rr[1], &s->red,
-                      &s->g_rz[0], &s->g_rz[1], &s->g_pq, &s->g_rr, &s->scal, &s->pack_idx, &s->pack_buf, &s->rows_int, &s->rows_bnd, &s->rows_pb,
+                      &s->g_rz[0], &s->g_rz[1], &s->g_pq, &s->g_rr, &s->glob, &s->scal, &s->pack_idx, &s->pack_buf, &s->rows_int, &s->rows_bnd, &s->rows_pb,
                       &s->ext[0], &s->ext[1], &s->ext[2], &s->ext[3], &s->ext[4], &s->wrr, &s->blk};
     struct { cl_mem *m; double **p; } pins[] = {{&s->hpin_pack, &s->hpack}, {&s->hpin_ghost, &s->hghost},
                                                 {&s->hpin_red, &s->hred}, {&s->hpin_glob, &s->hglob}};
