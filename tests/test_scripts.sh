@@ -200,4 +200,17 @@ fi
 ! bash "$scaling/plot.sh" "$t/missing.csv" >/dev/null 2>&1
 ok $? "plot.sh fails on a missing CSV"
 
+# bench/load_bench.sh on a tiny problem: the .mtx and binary rows, each with four numbers
+bash -n "$top/bench/load_bench.sh" 2>"$t/err"
+check $? "bash -n load_bench.sh" "$t/err"
+if [ -z "${CLCG_BIN:-}" ] || [ ! -x "$CLCG_BIN" ] || [ -z "${MPIEXEC:-}" ]; then
+  skip "load_bench.sh" "CLCG_BIN or MPIEXEC not set"
+else
+  CLCG_BIN="$CLCG_BIN" MPIEXEC="$MPIEXEC" CLCG_LOAD_DIR="$t" $limit bash "$top/bench/load_bench.sh" \
+    "$t/load" poisson3d:10 "2" >"$t/lb.out" 2>&1
+  rows=$(awk '($1 == ".mtx" || $1 == "binary") && NF == 6 && $3 + 0 > 0 && $4 $5 $6 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$t/load/load.txt" 2>/dev/null)
+  [ "$rows" = 12 ] && [ ! -e "$t/load-bench.mtx" ] && [ ! -e "$t/load-bench.bin" ]
+  check $? "load_bench.sh: 12 timed rows (.mtx and binary; singleton, 1 and 2 ranks), files removed" "$t/lb.out"
+fi
+
 done_testing

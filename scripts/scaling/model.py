@@ -21,8 +21,8 @@ a = p.parse_args()
 comm = json.load(open(a.comm))
 
 # --- parameters (seconds, bytes/second) ---
-BW = 3.6e12            # sustained kernel bandwidth on an H200 (bench/RESULTS.md: 3.4-4.1 TB/s)
-T_FUSED_ROW = 0.788e-3 / 256**3   # one GPU, fused form, per row (measured 0.788 ms at 256^3)
+BW = 4.0e12            # sustained kernel bandwidth on an H200 (bench/RESULTS.md, 2026-11-23: 3.8-4.2 TB/s)
+T_FUSED_ROW = 0.718e-3 / 256**3   # one GPU, per row (measured 0.718 ms at 256^3, 2026-11-23)
 T_SYNC = 25e-6         # one host synchronization (kernel done + small read), device README
 T_LAUNCH = 6e-6        # launch gap per kernel on the host path
 PCIE = 1e9 * comm["d2h_pinned_512k_GBps"]     # pinned staging at halo sizes (measured)
