@@ -16,12 +16,16 @@
  *              a symmetric file's (i,j) goes to block(i) and (j,i) to block(j); with
  *              the symmetry check, a general file's off-diagonal (i,j) also goes to
  *              block(j) as a mirror record, so each row's owner sees the transpose.
- *   assemble   the block owner sorts by (row, column) (stable: duplicates summed in
- *              file order), checks symmetry against the mirrors, then empty rows and
+ *              A rank's own records stay in its send buffer; on one rank there is no
+ *              exchange at all: the triplets are assembled where they are.
+ *   assemble   the block owner sorts by (row, column) (threads place records by row,
+ *              then sort each row by column and arrival: duplicates summed in file
+ *              order), checks symmetry against the mirrors, then empty rows and
  *              diagonals, with clcg_csr_from_coo's messages.
  *   partition  row counts -> distributed prefix sums -> the split points of
  *              clcg_partition_by_nnz, identical to the one-process partition.
- *   exchange 2 assembled rows move to their final owners; they arrive sorted.
+ *   exchange 2 assembled rows move to their final owners; they arrive sorted; the rows a
+ *              rank keeps (most: the split is near the even one) are copied across.
  *
  * A failure on any rank ends every rank at the next clcg_agree, with the message of the
  * lowest failing rank; byte ranges are in rank order, so that is the first bad line of
@@ -595,37 +599,32 @@ out:
 
 /* ---- moving entries ---- */
 
-/* Send *sbuf (scount[r] records for rank r, in rank order) and receive *rbuf (*rlen
- * records, in source rank order).  On one rank the records stay where they are: *rbuf
- * takes *sbuf over (no copy into fresh memory, which the system must first clear) and
- * *sbuf becomes NULL.  Collective; the status is agreed. */
-static clcg_status exchange(MPI_Comm comm, MPI_Datatype rt, rec **sbufp,
-                            const int64_t *scount, rec **rbuf, int64_t *rlen, int64_t *held)
+/* Send sbuf (scount[r] records for rank r, in rank order) and receive *rbuf (*rlen records,
+ * in source rank order, *rlow of them from lower ranks).  This rank's own records
+ * (scount[rank]) do not travel: they stay in sbuf, and the caller takes them from there
+ * (copying them would cost fresh memory, which the system must first clear, and a pass).
+ * Collective; the status is agreed. */
+static clcg_status exchange(MPI_Comm comm, MPI_Datatype rt, const rec *sbuf, const int64_t *scount,
+                            rec **rbuf, int64_t *rlen, int64_t *rlow, int64_t *held)
 {
-    int nranks;
+    int nranks, rank;
     int *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
     int64_t ssum = 0, rsum = 0;
     clcg_status st = CLCG_OK;
-    const rec *sbuf = *sbufp;
 
     MPI_Comm_size(comm, &nranks);
+    MPI_Comm_rank(comm, &rank);
     *rbuf = NULL;
-    *rlen = 0;
-    if (nranks == 1) {
-        *rbuf = *sbufp;
-        *sbufp = NULL;
-        *rlen = scount[0];
-        return CLCG_OK;
-    }
+    *rlen = *rlow = 0;
     st = clcg_malloc(&sc, (size_t)nranks * 4, sizeof *sc, "exchange counts");
     if (st == CLCG_OK) {
         sd = sc + nranks;
         rc = sd + nranks;
         rd = rc + nranks;
         for (int r = 0; r < nranks; r++) {
-            sd[r] = (int)ssum;
+            sd[r] = (int)(ssum < INT_MAX ? ssum : INT_MAX);
             ssum += scount[r];
-            sc[r] = (int)scount[r];
+            sc[r] = r == rank ? 0 : (int)scount[r];
         }
         if (ssum > INT_MAX)
             st = clcg_error(CLCG_ERR_MEMORY, "%" PRId64 " matrix entries to send from one rank: "
@@ -636,6 +635,8 @@ static clcg_status exchange(MPI_Comm comm, MPI_Datatype rt, rec **sbufp,
     for (int r = 0; r < nranks; r++) {
         rd[r] = (int)(rsum < INT_MAX ? rsum : INT_MAX);
         rsum += rc[r];
+        if (r < rank)
+            *rlow += rc[r];
     }
     if (rsum > INT_MAX)
         st = clcg_error(CLCG_ERR_MEMORY, "%" PRId64 " matrix entries to receive on one rank: "
@@ -643,8 +644,8 @@ static clcg_status exchange(MPI_Comm comm, MPI_Datatype rt, rec **sbufp,
     else
         st = clcg_malloc(rbuf, (size_t)rsum + 1, sizeof **rbuf, "matrix entries received");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    if (rsum > *held)
-        *held = rsum;
+    if (rsum + scount[rank] > *held)
+        *held = rsum + scount[rank];
     st = mpi_ok(MPI_Alltoallv(sbuf, sc, sd, rt, *rbuf, rc, rd, rt, comm), "MPI_Alltoallv of the entries");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     *rlen = rsum;
@@ -652,6 +653,7 @@ out:
     if (st != CLCG_OK) {
         free(*rbuf);
         *rbuf = NULL;
+        *rlen = *rlow = 0;
     }
     free(sc);
     return st;
@@ -708,40 +710,60 @@ static void spread_place(void *arg, int64_t lo, int64_t hi)
     }
 }
 
+/* The records of a row block after exchange 1: those from lower ranks, this rank's own
+ * (still in the send buffer), those from higher ranks; that is their order in the file. */
+typedef struct {
+    rec *sent, *recv;        /* the buffers, freed by whoever assembles */
+    const rec *seg[3];
+    int64_t n[3];
+} block_recs;
+
 /* Exchange 1: the triplets of coo (freed here) to the block owners of their rows, with
  * symmetric expansion and (mirrors) transposed copies of off-diagonal entries. */
 static clcg_status to_blocks(MPI_Comm comm, MPI_Datatype rt, int64_t n, clcg_coo *coo,
-                             int symmetric, int mirrors, rec **out, int64_t *nout, int64_t *held)
+                             int symmetric, int mirrors, block_recs *out, int64_t *held)
 {
-    int nranks;
-    int64_t *cnt = NULL, *tot = NULL, total = 0;
+    int nranks, rank;
+    int64_t *cnt = NULL, *tot = NULL, total = 0, mine = 0, m = 0, low = 0;
     spread_job job;
     clcg_status st;
 
     MPI_Comm_size(comm, &nranks);
+    MPI_Comm_rank(comm, &rank);
+    memset(out, 0, sizeof *out);
     job = (spread_job){coo, blocks_make(n, nranks), nranks, symmetric, symmetric || mirrors, NULL, NULL};
     st = clcg_calloc(&cnt, (size_t)nranks * (CHUNKS + 1), sizeof *cnt, "exchange counts");
     if (st == CLCG_OK) {
         job.cnt = cnt;
         tot = cnt + (size_t)nranks * CHUNKS;
         clcg_parallel_for(CHUNKS, spread_count, &job);
-        for (int r = 0; r < nranks; r++)        /* rank-major: rank r's records, chunk by chunk */
+        for (int r = 0; r < nranks; r++) {      /* rank-major: rank r's records, chunk by chunk */
+            if (r == rank)
+                mine = total;
             for (int64_t c = 0; c < CHUNKS; c++) {
                 int64_t k = cnt[c * nranks + r];
                 cnt[c * nranks + r] = total;
                 total += k;
                 tot[r] += k;
             }
+        }
         st = clcg_malloc(&job.sbuf, (size_t)total + 1, sizeof *job.sbuf, "matrix entries to send");
     }
-    if (st == CLCG_OK) {
-        if (total > *held)
-            *held = total;
+    if (st == CLCG_OK)
         clcg_parallel_for(CHUNKS, spread_place, &job);
-    }
     clcg_coo_free(coo);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), done);
-    st = exchange(comm, rt, &job.sbuf, tot, out, nout, held);
+    st = exchange(comm, rt, job.sbuf, tot, &out->recv, &m, &low, held);
+    if (st == CLCG_OK) {
+        out->sent = job.sbuf;
+        job.sbuf = NULL;
+        out->seg[0] = out->recv;
+        out->n[0] = low;
+        out->seg[1] = out->sent + mine;
+        out->n[1] = tot[rank];
+        out->seg[2] = out->recv + low;
+        out->n[2] = m - low;
+    }
 done:
     free(job.sbuf);
     free(cnt);
@@ -783,7 +805,8 @@ static void sort_by_col(rec *a, int64_t n)
 }
 
 typedef struct {
-    rec *r, *s;             /* received records (or NULL: coo's); placed by row */
+    const block_recs *r;    /* the block's records after exchange 1 (or NULL: coo's) */
+    rec *s;                 /* the records placed by row */
     const clcg_coo *coo;    /* one rank: the triplets themselves, expanded as they are placed */
     int expand, symmetric;  /* coo: off-diagonals also as (j, i), a mirror unless symmetric */
     int64_t m, row0, nrows, ma;
@@ -794,6 +817,15 @@ typedef struct {
     int mirror;             /* they are the mirror rows */
     int bad;                /* a record of a row not in this block */
 } asm_job;
+
+/* record k of the block, in file order (lower ranks', mine, higher ranks') */
+static inline const rec *block_rec(const block_recs *r, int64_t k)
+{
+    if (k < r->n[0])
+        return &r->seg[0][k];
+    k -= r->n[0];
+    return k < r->n[1] ? &r->seg[1][k] : &r->seg[2][k - r->n[1]];
+}
 
 /* the row of a record and where it counts (pa: a row, pm: a mirror row) */
 static inline void asm_tally(asm_job *j, int64_t i, int mirror)
@@ -815,7 +847,8 @@ static void asm_count(void *arg, int64_t lo, int64_t hi)
             if (i != jj && j->expand)
                 asm_tally(j, jj, !j->symmetric);
         } else {
-            asm_tally(j, j->r[k].i, j->r[k].j < 0);
+            const rec *x = block_rec(j->r, k);
+            asm_tally(j, x->i, x->j < 0);
         }
     }
 }
@@ -839,7 +872,7 @@ static void asm_place(void *arg, int64_t lo, int64_t hi)
             if (i != jj && j->expand)
                 asm_put(j, jj, i, v, !j->symmetric, 2 * k + 1);
         } else {
-            const rec *x = &j->r[k];
+            const rec *x = block_rec(j->r, k);
             asm_put(j, x->i, x->j >= 0 ? x->j : -1 - x->j, x->v, x->j < 0, k);
         }
     }
@@ -906,14 +939,14 @@ static clcg_status rows_alloc(rows_t *a, int64_t row0, int64_t nrows, const int6
     return CLCG_OK;
 }
 
-/* The records of my block (freed here) as sorted, summed rows a, and the mirror
- * records as rows mir (A(j,i) filed under row i, column j).  r == NULL: on one rank,
+/* The records of my block (their buffers freed here) as sorted, summed rows a, and the
+ * mirror records as rows mir (A(j,i) filed under row i, column j).  r == NULL: on one rank,
  * coo's triplets (freed here) take the place of the records of exchange 1. */
-static clcg_status assemble_block(rec *r, int64_t m, clcg_coo *coo, int expand, int symmetric,
+static clcg_status assemble_block(block_recs *r, clcg_coo *coo, int expand, int symmetric,
                                   int64_t row0, int64_t nrows, rows_t *a, rows_t *mir, int64_t *held)
 {
-    asm_job j = {r, NULL, r ? NULL : coo, expand, symmetric, r ? m : coo->len, row0, nrows, 0,
-                 NULL, NULL, NULL, NULL, NULL, 0, 0};
+    asm_job j = {r, NULL, r ? NULL : coo, expand, symmetric, r ? r->n[0] + r->n[1] + r->n[2] : coo->len,
+                 row0, nrows, 0, NULL, NULL, NULL, NULL, NULL, 0, 0};
     rows_t out[2] = {{0}, {0}};
     clcg_status st = CLCG_OK;
 
@@ -938,10 +971,13 @@ static clcg_status assemble_block(rec *r, int64_t m, clcg_coo *coo, int expand, 
     }
     CLCG_CHECK(st, clcg_malloc(&j.s, (size_t)(j.ma + j.pm[nrows]) + 1, sizeof *j.s, "assembly scratch"), out);
     clcg_parallel_for(CHUNKS, asm_place, &j);
-    free(r);
-    r = NULL;
-    if (!j.r)
+    if (r) {
+        free(r->sent);
+        free(r->recv);
+        memset(r, 0, sizeof *r);
+    } else {
         clcg_coo_free(coo);
+    }
     j.len = j.next;          /* the cursors are spent: lengths of rows, then mirror rows */
     clcg_parallel_for(nrows, asm_sort, &j);
     CLCG_CHECK(st, rows_alloc(&out[0], row0, nrows, j.len), out);
@@ -956,9 +992,13 @@ static clcg_status assemble_block(rec *r, int64_t m, clcg_coo *coo, int expand, 
     *mir = out[1];
     out[1] = (rows_t){0};
 out:
-    free(r);
-    if (!j.r)
+    if (r) {
+        free(r->sent);
+        free(r->recv);
+        memset(r, 0, sizeof *r);
+    } else {
         clcg_coo_free(coo);
+    }
     free(j.s);
     free(j.pa);
     free(j.pm);
@@ -1020,13 +1060,16 @@ clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
     return CLCG_OK;
 }
 
-/* Exchange 2, in parallel threads: the block's rows as records (their order is already
- * the owners' order), and the records received (sorted by row and column) as CSR. */
+/* Exchange 2, in parallel threads: the block's rows that other ranks own as records (their
+ * order is already the owners' order), the rows this rank keeps copied straight across, and
+ * the records received (sorted by row and column) unpacked as CSR.  A segment of records
+ * fills rows [row0, row0+nrows) of rowptr from entry off on. */
 typedef struct {
     const rows_t *b;
+    int64_t klo, khi, kept;  /* rows of b kept here, and their entries */
     rec *sbuf;
     const rec *rbuf;
-    int64_t m, row0, nrows;
+    int64_t m, row0, nrows, off;
     int64_t *rowptr;
     clcg_gidx *gcol;
     double *val;
@@ -1036,9 +1079,26 @@ typedef struct {
 static void owners_pack(void *arg, int64_t lo, int64_t hi)
 {
     owners_job *j = arg;
-    for (int64_t li = lo; li < hi; li++)
+    for (int64_t li = lo; li < hi; li++) {
+        if (li >= j->klo && li < j->khi)
+            continue;
+        const int64_t shift = li >= j->khi ? j->kept : 0;
         for (int64_t k = j->b->ptr[li]; k < j->b->ptr[li + 1]; k++)
-            j->sbuf[k] = (rec){j->b->row0 + li, j->b->col[k], j->b->val[k]};
+            j->sbuf[k - shift] = (rec){j->b->row0 + li, j->b->col[k], j->b->val[k]};
+    }
+}
+
+/* the kept rows klo.. of b into rows row0.. of A, entries from off on */
+static void owners_keep(void *arg, int64_t lo, int64_t hi)
+{
+    owners_job *j = arg;
+    const int64_t base = j->b->ptr[j->klo];
+    for (int64_t t = lo; t < hi; t++) {
+        const int64_t li = j->klo + t, k0 = j->b->ptr[li], len = j->b->ptr[li + 1] - k0;
+        j->rowptr[t] = j->off + k0 - base;
+        memcpy(j->gcol + j->off + k0 - base, j->b->col + k0, (size_t)len * sizeof *j->gcol);
+        memcpy(j->val + j->off + k0 - base, j->b->val + k0, (size_t)len * sizeof *j->val);
+    }
 }
 
 /* rows are non-empty (checked before): row r starts where its first record is */
@@ -1053,23 +1113,48 @@ static void owners_unpack(void *arg, int64_t c0, int64_t c1)
             return;
         }
         for (int64_t r = prev + 1; r <= li; r++)
-            j->rowptr[r] = k;
+            j->rowptr[r] = j->off + k;
         if (k == j->m - 1)
             for (int64_t r = li + 1; r <= j->nrows; r++)
-                j->rowptr[r] = j->m;
-        j->gcol[k] = x->j;
-        j->val[k] = x->v;
+                j->rowptr[r] = j->off + j->m;
+        j->gcol[j->off + k] = x->j;
+        j->val[j->off + k] = x->v;
     }
 }
 
+static inline int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Records rbuf[0..m) into rows [row0, row0+nrows) of A (rowptr from there), entries from off. */
+static int unpack_segment(owners_job *j, const rec *rbuf, int64_t m, int64_t row0, int64_t nrows, int64_t off,
+                          int64_t *rowptr)
+{
+    j->rbuf = rbuf;
+    j->m = m;
+    j->row0 = row0;
+    j->nrows = nrows;
+    j->off = off;
+    j->rowptr = rowptr;
+    if (m == 0) {
+        rowptr[0] = off;
+        return nrows == 0;   /* rows without entries: something went astray */
+    }
+    clcg_parallel_for(CHUNKS, owners_unpack, j);
+    return !j->bad;
+}
+
 /* Exchange 2: the assembled block rows (freed here) to their final owners, where they
- * arrive in (row, column) order: my rows as A and gcol. */
+ * arrive in (row, column) order: my rows as A and gcol.  The rows that stay on this rank
+ * (most of them: the split by nonzeros is near the even one) do not travel. */
 static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const int64_t *row_begin,
                              clcg_csr *A, clcg_gidx **gcol, int64_t *held)
 {
     int rank, nranks;
-    int64_t *cnt = NULL, total, m = 0;
+    int64_t *cnt = NULL, total, m = 0, f0, f1, g0, g1, split = 0;
     rec *sbuf = NULL, *rbuf = NULL;
+    owners_job j;
     clcg_status st;
 
     MPI_Comm_rank(comm, &rank);
@@ -1090,44 +1175,61 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
             *held = total;
         return st;
     }
+    /* my rows [f0, f1): [f0, g0) from lower ranks, [g0, g1) kept (rows klo..khi of my block),
+       [g1, f1) from higher ranks; rows of my block before klo go down, from khi on go up */
+    f0 = row_begin[rank];
+    f1 = row_begin[rank + 1];
+    g0 = clamp64(b->row0, f0, f1);
+    g1 = clamp64(b->row0 + b->nrows, g0, f1);
+    memset(&j, 0, sizeof j);
+    j.b = b;
+    j.klo = clamp64(g0 - b->row0, 0, b->nrows);
+    j.khi = clamp64(g1 - b->row0, j.klo, b->nrows);
+    j.kept = b->ptr[j.khi] - b->ptr[j.klo];
     st = clcg_calloc(&cnt, (size_t)nranks, sizeof *cnt, "exchange counts");
     if (st == CLCG_OK)
-        st = clcg_malloc(&sbuf, (size_t)total + 1, sizeof *sbuf, "matrix entries to send");
+        st = clcg_malloc(&sbuf, (size_t)(total - j.kept) + 1, sizeof *sbuf, "matrix entries to send");
     if (st == CLCG_OK) {
-        owners_job j = {b, sbuf, NULL, 0, 0, 0, NULL, NULL, NULL, 0};
         for (int o = 0; o < nranks; o++) {   /* owner o's rows: [row_begin[o], row_begin[o+1]) */
             int64_t lo = row_begin[o] - b->row0, hi = row_begin[o + 1] - b->row0;
             lo = lo < 0 ? 0 : lo > b->nrows ? b->nrows : lo;
             hi = hi < 0 ? 0 : hi > b->nrows ? b->nrows : hi;
-            cnt[o] = hi > lo ? b->ptr[hi] - b->ptr[lo] : 0;
+            cnt[o] = o != rank && hi > lo ? b->ptr[hi] - b->ptr[lo] : 0;
         }
+        j.sbuf = sbuf;
         clcg_parallel_for(b->nrows, owners_pack, &j);
     }
-    rows_free(b);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    CLCG_CHECK(st, exchange(comm, rt, &sbuf, cnt, &rbuf, &m, held), out);
+    CLCG_CHECK(st, exchange(comm, rt, sbuf, cnt, &rbuf, &m, &split, held), out);
     free(sbuf);
     sbuf = NULL;
 
-    A->row0 = row_begin[rank];
-    A->nrows = row_begin[rank + 1] - row_begin[rank];
-    A->nnz = m;
+    /* received: rows below the kept ones (from lower ranks), then rows above them */
+    A->row0 = f0;
+    A->nrows = f1 - f0;
+    A->nnz = m + j.kept;
     st = clcg_calloc(&A->rowptr, (size_t)A->nrows + 1, sizeof *A->rowptr, "row pointers");
     if (st == CLCG_OK)
-        st = clcg_malloc(&A->val, (size_t)m + 1, sizeof *A->val, "matrix values");
+        st = clcg_malloc(&A->val, (size_t)A->nnz + 1, sizeof *A->val, "matrix values");
     if (st == CLCG_OK)
-        st = clcg_malloc(gcol, (size_t)m + 1, sizeof **gcol, "global column indices");
+        st = clcg_malloc(gcol, (size_t)A->nnz + 1, sizeof **gcol, "global column indices");
     if (st == CLCG_OK)      /* filled by clcg_halo_setup */
-        st = clcg_malloc(&A->colind, (size_t)m + 1, sizeof *A->colind, "column indices");
+        st = clcg_malloc(&A->colind, (size_t)A->nnz + 1, sizeof *A->colind, "column indices");
     if (st == CLCG_OK) {
-        owners_job j = {NULL, NULL, rbuf, m, A->row0, A->nrows, A->rowptr, *gcol, A->val, 0};
-        if (m > 0)
-            clcg_parallel_for(CHUNKS, owners_unpack, &j);
-        if (j.bad || (m == 0 && A->nrows > 0))
+        int good;
+        j.gcol = *gcol;
+        j.val = A->val;
+        good = unpack_segment(&j, rbuf, split, f0, g0 - f0, 0, A->rowptr);
+        j.rowptr = A->rowptr + (g0 - f0);
+        j.off = split;
+        clcg_parallel_for(j.khi - j.klo, owners_keep, &j);
+        good = good && unpack_segment(&j, rbuf + split, m - split, g1, f1 - g1, split + j.kept, A->rowptr + (g1 - f0));
+        if (!good)
             st = clcg_error(CLCG_ERR_INTERNAL, "matrix entries arrived out of order");
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 out:
+    rows_free(b);
     free(sbuf);
     free(rbuf);
     free(cnt);
@@ -1142,9 +1244,9 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     clcg_status st = CLCG_OK;
     clcg_mm_header h;
     clcg_coo coo = {0};
-    rec *blk = NULL;
+    block_recs blk = {0};
     rows_t a = {0}, mir = {0};
-    int64_t fsize = -1, count = 0, last_line = 0, m = 0, b0, nb, *row_nnz = NULL;
+    int64_t fsize = -1, count = 0, last_line = 0, b0, nb, *row_nnz = NULL;
     MPI_Datatype rt = MPI_DATATYPE_NULL;
     double t0 = MPI_Wtime();
 
@@ -1206,10 +1308,10 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     b0 = clcg_block_begin(h.nrows, nranks, rank);
     nb = clcg_block_begin(h.nrows, nranks, rank + 1) - b0;
     if (nranks > 1) {
-        CLCG_CHECK(st, to_blocks(comm, rt, h.nrows, &coo, symmetric, mirrors, &blk, &m, &info->held), out);
+        CLCG_CHECK(st, to_blocks(comm, rt, h.nrows, &coo, symmetric, mirrors, &blk, &info->held), out);
     }
-    st = assemble_block(blk, m, &coo, symmetric || mirrors, symmetric, b0, nb, &a, &mir, &info->held);
-    blk = NULL;
+    st = assemble_block(nranks > 1 ? &blk : NULL, &coo, symmetric || mirrors, symmetric, b0, nb, &a, &mir,
+                        &info->held);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     if (mirrors)
         st = check_symmetric(path, &a, &mir);
@@ -1230,7 +1332,8 @@ out:
     if (rt != MPI_DATATYPE_NULL)
         MPI_Type_free(&rt);
     clcg_coo_free(&coo);
-    free(blk);
+    free(blk.sent);
+    free(blk.recv);
     free(row_nnz);
     rows_free(&a);
     rows_free(&mir);
