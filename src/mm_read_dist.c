@@ -672,42 +672,37 @@ typedef struct {
     rec *sbuf;
 } spread_job;
 
-static void spread_count(void *arg, int64_t lo, int64_t hi)
+/* Chunks [lo, hi) of coo: count each record's destination (place == 0), or put it at its
+ * destination's next place (place == 1: cnt then holds the chunk's first places). */
+static void spread_chunks(spread_job *j, int64_t lo, int64_t hi, int place)
 {
-    spread_job *j = arg;
-    for (int64_t c = lo; c < hi; c++) {
-        int64_t *cnt = j->cnt + c * j->nranks;
-        int64_t k0 = j->coo->len * c / CHUNKS, k1 = j->coo->len * (c + 1) / CHUNKS;
-        for (int64_t k = k0; k < k1; k++) {
-            int64_t i = j->coo->row[k], jj = j->coo->col[k];
-            cnt[block_owner(&j->bl, i)]++;
-            if (i != jj && j->expand)
-                cnt[block_owner(&j->bl, jj)]++;
-        }
-    }
-}
-
-static void spread_place(void *arg, int64_t lo, int64_t hi)
-{
-    spread_job *j = arg;
     for (int64_t c = lo; c < hi; c++) {
         int64_t *pos = j->cnt + c * j->nranks;
         int64_t k0 = j->coo->len * c / CHUNKS, k1 = j->coo->len * (c + 1) / CHUNKS;
         for (int64_t k = k0; k < k1; k++) {
-            int64_t i = j->coo->row[k], jj = j->coo->col[k];
-            double v = j->coo->val[k];
-            rec *r = &j->sbuf[pos[block_owner(&j->bl, i)]++];
-            r->i = i;
-            r->j = jj;
-            r->v = v;
-            if (i != jj && j->expand) {
-                r = &j->sbuf[pos[block_owner(&j->bl, jj)]++];
-                r->i = jj;
-                r->j = j->symmetric ? i : -1 - i;
-                r->v = v;
+            const int64_t i = j->coo->row[k], jj = j->coo->col[k];
+            const int both = i != jj && j->expand;
+            const int oi = block_owner(&j->bl, i), oj = both ? block_owner(&j->bl, jj) : 0;
+            if (!place) {
+                pos[oi]++;
+                pos[oj] += both;
+                continue;
             }
+            j->sbuf[pos[oi]++] = (rec){i, jj, j->coo->val[k]};
+            if (both)
+                j->sbuf[pos[oj]++] = (rec){jj, j->symmetric ? i : -1 - i, j->coo->val[k]};
         }
     }
+}
+
+static void spread_count(void *arg, int64_t lo, int64_t hi)
+{
+    spread_chunks(arg, lo, hi, 0);
+}
+
+static void spread_place(void *arg, int64_t lo, int64_t hi)
+{
+    spread_chunks(arg, lo, hi, 1);
 }
 
 /* The records of a row block after exchange 1: those from lower ranks, this rank's own
@@ -939,6 +934,17 @@ static clcg_status rows_alloc(rows_t *a, int64_t row0, int64_t nrows, const int6
     return CLCG_OK;
 }
 
+static void drop_input(block_recs *r, clcg_coo *coo)
+{
+    if (r) {
+        free(r->sent);
+        free(r->recv);
+        memset(r, 0, sizeof *r);
+    } else {
+        clcg_coo_free(coo);
+    }
+}
+
 /* The records of my block (their buffers freed here) as sorted, summed rows a, and the
  * mirror records as rows mir (A(j,i) filed under row i, column j).  r == NULL: on one rank,
  * coo's triplets (freed here) take the place of the records of exchange 1. */
@@ -971,13 +977,7 @@ static clcg_status assemble_block(block_recs *r, clcg_coo *coo, int expand, int 
     }
     CLCG_CHECK(st, clcg_malloc(&j.s, (size_t)(j.ma + j.pm[nrows]) + 1, sizeof *j.s, "assembly scratch"), out);
     clcg_parallel_for(CHUNKS, asm_place, &j);
-    if (r) {
-        free(r->sent);
-        free(r->recv);
-        memset(r, 0, sizeof *r);
-    } else {
-        clcg_coo_free(coo);
-    }
+    drop_input(r, coo);        /* placed: the inputs are no longer needed */
     j.len = j.next;          /* the cursors are spent: lengths of rows, then mirror rows */
     clcg_parallel_for(nrows, asm_sort, &j);
     CLCG_CHECK(st, rows_alloc(&out[0], row0, nrows, j.len), out);
@@ -992,13 +992,7 @@ static clcg_status assemble_block(block_recs *r, clcg_coo *coo, int expand, int 
     *mir = out[1];
     out[1] = (rows_t){0};
 out:
-    if (r) {
-        free(r->sent);
-        free(r->recv);
-        memset(r, 0, sizeof *r);
-    } else {
-        clcg_coo_free(coo);
-    }
+    drop_input(r, coo);
     free(j.s);
     free(j.pa);
     free(j.pm);
