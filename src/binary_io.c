@@ -522,6 +522,11 @@ typedef struct {
     int64_t bad[ROW_CHUNKS], badk[ROW_CHUNKS];
 } rows_job;
 
+static inline clcg_gidx column(const rows_job *j, int64_t k)
+{
+    return j->gcol ? j->gcol[k] : j->A->colind[k];
+}
+
 static void check_entries(void *arg, int64_t c0, int64_t c1)
 {
     rows_job *j = arg;
@@ -534,8 +539,7 @@ static void check_entries(void *arg, int64_t c0, int64_t c1)
                 j->gcol[k] = A->colind[k];
         for (int64_t i = r0; i < r1 && j->bad[c] < 0; i++)
             for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-                const clcg_gidx g = j->gcol ? j->gcol[k] : A->colind[k];
-                const clcg_gidx gp = k > A->rowptr[i] ? (j->gcol ? j->gcol[k - 1] : A->colind[k - 1]) : -1;
+                const clcg_gidx g = column(j, k), gp = k > A->rowptr[i] ? column(j, k - 1) : -1;
                 if (g < 0 || g >= j->n || g <= gp || !isfinite(A->val[k])) {
                     j->bad[c] = i;
                     j->badk[c] = k;
@@ -637,8 +641,7 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
                 const int64_t i = rj.bad[c], k = rj.badk[c];
                 st = clcg_error(CLCG_ERR_INPUT, "%s: row %" PRId64 ": entry %" PRId64 " (column %"
                                 PRId64 ") is out of range, out of order or not finite: the file "
-                                "is corrupt", path, A->row0 + i + 1, k - A->rowptr[i] + 1,
-                                (*gcol ? (*gcol)[k] : A->colind[k]) + 1);
+                                "is corrupt", path, A->row0 + i + 1, k - A->rowptr[i] + 1, column(&rj, k) + 1);
             }
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);

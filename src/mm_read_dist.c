@@ -659,6 +659,19 @@ out:
     return st;
 }
 
+/* The records triplet k of coo stands for, in the order exchange 1 sends them: (i, j), then,
+ * for an off-diagonal when expanding, its transpose (j, i), a mirror record (column -1-i)
+ * unless the file is symmetric.  Returns how many (1 or 2). */
+static inline int coo_records(const clcg_coo *coo, int64_t k, int expand, int symmetric, rec out[2])
+{
+    const int64_t i = coo->row[k], j = coo->col[k];
+    out[0] = (rec){i, j, coo->val[k]};
+    if (i == j || !expand)
+        return 1;
+    out[1] = (rec){j, symmetric ? i : -1 - i, coo->val[k]};
+    return 2;
+}
+
 /* Records of coo cut into CHUNKS contiguous pieces, counted and placed by parallel
  * threads; the places follow from the counts so that every rank's records keep coo's order,
  * as a serial pass would leave them. */
@@ -680,17 +693,14 @@ static void spread_chunks(spread_job *j, int64_t lo, int64_t hi, int place)
         int64_t *pos = j->cnt + c * j->nranks;
         int64_t k0 = j->coo->len * c / CHUNKS, k1 = j->coo->len * (c + 1) / CHUNKS;
         for (int64_t k = k0; k < k1; k++) {
-            const int64_t i = j->coo->row[k], jj = j->coo->col[k];
-            const int both = i != jj && j->expand;
-            const int oi = block_owner(&j->bl, i), oj = both ? block_owner(&j->bl, jj) : 0;
-            if (!place) {
-                pos[oi]++;
-                pos[oj] += both;
-                continue;
+            rec x[2];
+            const int nx = coo_records(j->coo, k, j->expand, j->symmetric, x);
+            for (int t = 0; t < nx; t++) {
+                const int o = block_owner(&j->bl, x[t].i);
+                if (place)
+                    j->sbuf[pos[o]] = x[t];
+                pos[o]++;
             }
-            j->sbuf[pos[oi]++] = (rec){i, jj, j->coo->val[k]};
-            if (both)
-                j->sbuf[pos[oj]++] = (rec){jj, j->symmetric ? i : -1 - i, j->coo->val[k]};
         }
     }
 }
@@ -744,8 +754,11 @@ static clcg_status to_blocks(MPI_Comm comm, MPI_Datatype rt, int64_t n, clcg_coo
         }
         st = clcg_malloc(&job.sbuf, (size_t)total + 1, sizeof *job.sbuf, "matrix entries to send");
     }
-    if (st == CLCG_OK)
+    if (st == CLCG_OK) {
+        if (total > *held)
+            *held = total;
         clcg_parallel_for(CHUNKS, spread_place, &job);
+    }
     clcg_coo_free(coo);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), done);
     st = exchange(comm, rt, job.sbuf, tot, &out->recv, &m, &low, held);
@@ -832,19 +845,23 @@ static inline void asm_tally(asm_job *j, int64_t i, int mirror)
         __atomic_fetch_add(mirror ? &j->pm[li + 1] : &j->pa[li + 1], 1, __ATOMIC_RELAXED);
 }
 
+/* record k of the block (one), or the records of coo's triplet k (one or two) */
+static inline int asm_records(const asm_job *j, int64_t k, rec x[2])
+{
+    if (j->coo)
+        return coo_records(j->coo, k, j->expand, j->symmetric, x);
+    x[0] = *block_rec(j->r, k);
+    return 1;
+}
+
 static void asm_count(void *arg, int64_t lo, int64_t hi)
 {
     asm_job *j = arg;
     for (int64_t k = j->m * lo / CHUNKS; k < j->m * hi / CHUNKS; k++) {
-        if (j->coo) {
-            const int64_t i = j->coo->row[k], jj = j->coo->col[k];
-            asm_tally(j, i, 0);
-            if (i != jj && j->expand)
-                asm_tally(j, jj, !j->symmetric);
-        } else {
-            const rec *x = block_rec(j->r, k);
-            asm_tally(j, x->i, x->j < 0);
-        }
+        rec x[2];
+        const int nx = asm_records(j, k, x);
+        for (int t = 0; t < nx; t++)
+            asm_tally(j, x[t].i, x[t].j < 0);
     }
 }
 
@@ -856,20 +873,15 @@ static inline void asm_put(asm_job *j, int64_t i, int64_t jj, double v, int mirr
     j->s[__atomic_fetch_add(cur, 1, __ATOMIC_RELAXED)] = (rec){seq, jj, v};
 }
 
+/* one rank: coo's records numbered 2k and 2k+1, as exchange 1 would have ordered them */
 static void asm_place(void *arg, int64_t lo, int64_t hi)
 {
     asm_job *j = arg;
     for (int64_t k = j->m * lo / CHUNKS; k < j->m * hi / CHUNKS; k++) {
-        if (j->coo) {     /* as exchange 1 would send them: (i, j), then its transpose */
-            const int64_t i = j->coo->row[k], jj = j->coo->col[k];
-            const double v = j->coo->val[k];
-            asm_put(j, i, jj, v, 0, 2 * k);
-            if (i != jj && j->expand)
-                asm_put(j, jj, i, v, !j->symmetric, 2 * k + 1);
-        } else {
-            const rec *x = block_rec(j->r, k);
-            asm_put(j, x->i, x->j >= 0 ? x->j : -1 - x->j, x->v, x->j < 0, k);
-        }
+        rec x[2];
+        const int nx = asm_records(j, k, x);
+        for (int t = 0; t < nx; t++)
+            asm_put(j, x[t].i, x[t].j >= 0 ? x[t].j : -1 - x[t].j, x[t].v, x[t].j < 0, j->coo ? 2 * k + t : k);
     }
 }
 
