@@ -13,12 +13,17 @@ kernel void dot_part(uint n, global const real *x, global const real *y, global 
         part[get_group_id(0)] = s;
 }
 
-/* out[slot] = sum of part[0..n) as a (hi, lo) pair (one work-group) */
-kernel void reduce_sum(global const dsum *part, uint n, global dsum *out, uint slot, local dsum *buf)
+/* out[slot + g] = sum of a_g[0..n_g) as a (hi, lo) pair, by work-group g (at most three groups:
+ * a reduction point's partial sums in one launch) */
+kernel void reduce_sum(global const dsum *a0, uint n0, global const dsum *a1, uint n1, global const dsum *a2,
+                        uint n2, global dsum *out, uint slot, local dsum *buf)
 {
-    dsum s = sum_parts_dd(part, n, buf);
+    const uint g = get_group_id(0);
+    if (g > 2)
+        return;
+    dsum s = sum_parts_dd(g == 0 ? a0 : g == 1 ? a1 : a2, g == 0 ? n0 : g == 1 ? n1 : n2, buf);
     if (get_local_id(0) == 0)
-        out[slot] = s;
+        out[slot + g] = s;
 }
 
 /* y = a*x + y */
@@ -76,10 +81,20 @@ kernel void residual_init(uint n, global const real *b, global const real *q, gl
 
 /* p = z + beta p, z = M^-1 r (beta from the host, which has just reduced r'z).  Used when
  * p must be complete before the ghost exchange. */
-kernel void update_p(uint n, global const real *r, global const real *dinv, global real *p, real beta)
+inline real pnew(global const real *r, global const real *dinv, global const real *pprev, real beta, uint i)
 {
+    return zval(r, dinv, i) + beta * pprev[i];
+}
+
+/* p = z + beta pprev for all n rows and, in the same launch, the ghost pack buf[k] = p[idx[k]]
+ * for k < npack, formed from the same operands (so the same bits) rather than read back. */
+kernel void update_p_pack(uint n, global const real *r, global const real *dinv, global const real *pprev,
+                          global real *p, real beta, uint npack, global const uint *idx, global real *buf)
+{
+    for (uint k = get_global_id(0); k < npack; k += get_global_size(0))
+        buf[k] = pnew(r, dinv, pprev, beta, idx[k]);
     for (uint i = get_global_id(0); i < n; i += get_global_size(0))
-        p[i] = zval(r, dinv, i) + beta * p[i];
+        p[i] = pnew(r, dinv, pprev, beta, i);
 }
 
 /* alpha = rz / pq; x += alpha p; r -= alpha q; partial sums of the new r'z and r'r.

@@ -9,10 +9,12 @@
  * iterations, without waiting in between.  csr-stream, and SELL on large slices, split the
  * first kernel in two (update_p_cg: stop test and p; then the plain SpMV; see split_p).
  *
- * Several ranks or devices: the host path.  Per iteration, update_p; the ghost
- * exchange (pack, read, MPI, write) overlapped with the SpMV of the interior rows; the
- * boundary rows; then one MPI_Allreduce for p'q and one for (r'z, r'r), each carrying an
- * error flag so a fault on one rank ends all of them at the next reduction. */
+ * Several ranks or devices: the host path.  Per iteration, p (either the boundary rows
+ * only, the interior SpMV forming the rest on the fly, or all rows with the ghost pack in
+ * the same pass); the ghost exchange (read, MPI, write) overlapped with the SpMV of the
+ * interior rows; the boundary rows; then one MPI_Allreduce for p'q and one for (r'z, r'r),
+ * each carrying an error flag so a fault on one rank ends all of them at the next
+ * reduction, each reduction point's partial sums added up on the device in one launch. */
 #include "cg_ocl.h"
 
 #include <math.h>
@@ -251,6 +253,9 @@ static clcg_status start(cg_ctx *c, int d, double tol2)
     CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->scal, CL_TRUE, 0, sizeof sc, sc, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->q, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->x, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
+    for (int i = 0; i < 2; i++)   /* the first p = z + 0 * p[1-par] must not see stale NaNs */
+        CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->p[i], &zero, sizeof zero, 0,
+                                    (size_t)(s->ncols ? s->ncols : 1) * sizeof(double), 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->part_pq, &zero, sizeof zero, 0, s->nparts * 2 * sizeof(cl_double2),
                                 0, NULL, NULL));
     cl_kernel k = s->k[K_RESIDUAL_INIT];
@@ -432,18 +437,20 @@ static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clc
     memset(v, 0, 8 * sizeof *v);
     for (int d = 0; d < c->nd && local == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
-        clcg_launch one = {s->vec.wg, 1};
+        clcg_launch groups = {s->vec.wg, (size_t)nv};   /* group i sums array i */
         cl_kernel k = s->k[K_REDUCE];
+        cl_int e = CL_SUCCESS;
         red_parts(s, which, part, cnt);
-        for (int i = 0; i < nv && local == CLCG_OK; i++) {
-            cl_uint slot = (cl_uint)i;
-            cl_int e = clSetKernelArg(k, 0, sizeof part[i], &part[i]) | clSetKernelArg(k, 1, sizeof cnt[i], &cnt[i]) |
-                       clSetKernelArg(k, 2, sizeof(cl_mem), &s->red) | clSetKernelArg(k, 3, sizeof slot, &slot) |
-                       clSetKernelArg(k, 4, s->vec.wg * sizeof(cl_double2), NULL);
-            local = clcg_cl_fail_if(e, "clSetKernelArg(reduce_sum)");
-            if (local == CLCG_OK)
-                local = launch(c, d, k, K_REDUCE, &one);
+        for (int i = 0; i < 3; i++) {
+            const int j = i < nv ? i : 0;   /* unused arrays: any valid buffer, never read */
+            e |= clSetKernelArg(k, (cl_uint)(2 * i), sizeof part[j], &part[j]) |
+                 clSetKernelArg(k, (cl_uint)(2 * i + 1), sizeof cnt[j], &cnt[j]);
         }
+        e |= clSetKernelArg(k, 6, sizeof(cl_mem), &s->red) | clSetKernelArg(k, 7, sizeof(cl_uint), &(cl_uint){0}) |
+             clSetKernelArg(k, 8, s->vec.wg * sizeof(cl_double2), NULL);
+        local = clcg_cl_fail_if(e, "clSetKernelArg(reduce_sum)");
+        if (local == CLCG_OK)
+            local = launch(c, d, k, K_REDUCE, &groups);
         if (local == CLCG_OK)
             local = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->red, CL_FALSE, 0,
                                                         (size_t)nv * sizeof(cl_double2), s->hred, 0, NULL, NULL),
@@ -566,11 +573,14 @@ static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, cl_u
     return launch(c, d, ks, K_SPMV, &s->spmv);
 }
 
-/* The host path forms p inside the SpMV when the storage takes row lists. */
+/* The host path forms p inside the SpMV when the storage takes row lists and the slice is
+ * not one where the one-device path forms p in a pass of its own (split_p: large SELL
+ * slices, where the plain kernel streams better than the fused one; then update_p forms
+ * all of p and the ghosts' pack reads it). */
 static int host_fused(const cg_ctx *c)
 {
     for (int d = 0; d < c->nd; d++)
-        if (c->s[d].fmt == FMT_CSR_ADAPTIVE || c->s[d].fmt == FMT_CSR_STREAM)
+        if (c->s[d].fmt == FMT_CSR_ADAPTIVE || c->s[d].fmt == FMT_CSR_STREAM || split_p(&c->s[d]))
             return 0;
     return 1;
 }
@@ -578,8 +588,9 @@ static int host_fused(const cg_ctx *c)
 /* sp_out = A sp_in on every device, with the ghost exchange of sp_in overlapped by the
  * SpMV of the interior rows; partial sums of sp_in'sp_out in part_pq.  fused (iteration
  * its, sp_in = p[par]): only the rows listed in rows_pb hold the new p yet; the interior
- * SpMV forms the rest on the fly. */
-static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int par, int64_t its)
+ * SpMV forms the rest on the fly.  packed: the boundary values are in pack_buf already
+ * (update_p_pack put them there). */
+static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int par, int64_t its, int packed)
 {
     double t0 = MPI_Wtime();
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
@@ -587,12 +598,14 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         cl_kernel kp = s->k[K_PACK];
         if (s->npack) {
             clcg_launch L = s->vec;
-            st = clcg_cl_fail_if(clSetKernelArg(kp, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->npack}) |
-                                 clSetKernelArg(kp, 1, sizeof(cl_mem), &s->pack_idx) |
-                                 clSetKernelArg(kp, 2, sizeof(cl_mem), &s->sp_in) |
-                                 clSetKernelArg(kp, 3, sizeof(cl_mem), &s->pack_buf), "clSetKernelArg(pack)");
-            if (st == CLCG_OK)
-                st = launch(c, d, kp, K_PACK, &L);
+            if (!packed) {
+                st = clcg_cl_fail_if(clSetKernelArg(kp, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->npack}) |
+                                     clSetKernelArg(kp, 1, sizeof(cl_mem), &s->pack_idx) |
+                                     clSetKernelArg(kp, 2, sizeof(cl_mem), &s->sp_in) |
+                                     clSetKernelArg(kp, 3, sizeof(cl_mem), &s->pack_buf), "clSetKernelArg(pack)");
+                if (st == CLCG_OK)
+                    st = launch(c, d, kp, K_PACK, &L);
+            }
             if (st == CLCG_OK)
                 st = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->pack_buf, CL_FALSE, 0,
                                                          (size_t)s->npack * sizeof(double), s->hpack, 0, NULL,
@@ -706,9 +719,10 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             res->outcome = CLCG_DIVERGED_BREAKDOWN;
             break;
         }
-        /* p = z + beta p: fused, p[par] from p[1-par], first the rows that the exchange and
-           the boundary SpMV need, the others inside the interior SpMV; else in place */
-        const int par = fused ? (int)(k & 1) : 0;
+        /* p[par] = z + beta p[1-par]: fused, first the rows that the exchange and the
+           boundary SpMV need, the others inside the interior SpMV; else all rows and the
+           ghost pack in one pass */
+        const int par = (int)(k & 1);
         for (int d = 0; fused && d < c->nd && st == CLCG_OK; d++) {
             clcg_slice *s = &c->s[d];
             cl_kernel ku = s->k[K_UPDATE_P_LIST];
@@ -733,11 +747,16 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             clcg_slice *s = &c->s[d];
             cl_kernel ku = s->k[K_UPDATE_P];
             const double beta = k == 0 ? 0.0 : rz / rz_prev;   /* p starts as 0 */
+            s->sp_in = s->p[par];
             st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->nrows}) |
                                  clSetKernelArg(ku, 1, sizeof(cl_mem), &s->r) |
-                                 clSetKernelArg(ku, 3, sizeof(cl_mem), &s->p[0]) |
-                                 clSetKernelArg(ku, 4, sizeof(double), &beta),
-                                 "clSetKernelArg(update_p)");
+                                 clSetKernelArg(ku, 3, sizeof(cl_mem), &s->p[1 - par]) |
+                                 clSetKernelArg(ku, 4, sizeof(cl_mem), &s->p[par]) |
+                                 clSetKernelArg(ku, 5, sizeof(double), &beta) |
+                                 clSetKernelArg(ku, 6, sizeof(cl_uint), &(cl_uint){(cl_uint)s->npack}) |
+                                 clSetKernelArg(ku, 7, sizeof(cl_mem), &s->pack_idx) |
+                                 clSetKernelArg(ku, 8, sizeof(cl_mem), &s->pack_buf),
+                                 "clSetKernelArg(update_p_pack)");
             if (st == CLCG_OK)
                 st = set_dinv(ku, 2, s);
             if (st == CLCG_OK)
@@ -745,7 +764,7 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         }
         if (k == 2 && st == CLCG_OK)
             st = clcg_fault_point(c->rank, "solve");
-        st = spmv_with_exchange(c, st, fused, par, k);
+        st = spmv_with_exchange(c, st, fused, par, k, !fused);
         st = reduce_global(c, RED_PQ, v, st);
         if (st != CLCG_OK)
             return st;
@@ -887,7 +906,7 @@ static clcg_status solve_sr(cg_ctx *c, double tol2, double bnorm, clcg_solve_res
         s->sp_in = s->p[1];
         s->sp_out = s->q;
     }
-    st = spmv_with_exchange(c, st, 0, 0, 0);
+    st = spmv_with_exchange(c, st, 0, 0, 0, 0);
     st = reduce_global(c, RED_SR, v, st);
     if (st != CLCG_OK)
         return st;
@@ -902,7 +921,7 @@ static clcg_status solve_sr(cg_ctx *c, double tol2, double bnorm, clcg_solve_res
         }
         if (k == 2 && st == CLCG_OK)
             st = clcg_fault_point(c->rank, "solve");
-        st = spmv_with_exchange(c, st, 0, 0, 0);
+        st = spmv_with_exchange(c, st, 0, 0, 0, 0);
         st = reduce_global(c, RED_SR, v, st);
         if (st != CLCG_OK)
             return st;
@@ -981,7 +1000,7 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         s->sp_in = s->p[1];
         s->sp_out = s->q;
     }
-    st = spmv_with_exchange(c, st, 0, 0, 0);
+    st = spmv_with_exchange(c, st, 0, 0, 0, 0);
     /* w0 = n; then the update with alpha = beta = 0 leaves r, u, w as they are and gives
      * m0 = M^-1 w0 and the partial sums of r'u, w'u, r'r for the first reduction. */
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
@@ -1006,7 +1025,7 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         c->t_allreduce += MPI_Wtime() - t0;
         /* n = A m while the reduction travels (m's ghosts exchanged inside) */
         if (k < c->o->max_it)
-            st = spmv_with_exchange(c, st, 0, 0, 0);
+            st = spmv_with_exchange(c, st, 0, 0, 0, 0);
         t0 = MPI_Wtime();
         if (MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return clcg_error(CLCG_ERR_MPI, "MPI_Wait of the dot products failed");

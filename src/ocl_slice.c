@@ -14,7 +14,7 @@ const char *clcg_format_name(clcg_fmt f)
     return names[f];
 }
 
-static const char *const knames[K_COUNT] = {"spmv_cg", "spmv", "update_p_cg", "update_xr", "update_p", "update_p_list",
+static const char *const knames[K_COUNT] = {"spmv_cg", "spmv", "update_p_cg", "update_xr", "update_p_pack", "update_p_list",
                                             "update_sr",
                                             "update_pipe", "residual_init", "reduce_sum", "check_stop",
                                             "pack", "dot_part", "jacobi"};
@@ -467,7 +467,7 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
     case K_SPMV_CG: return (12.0 * nnz + 36.0 * n + js) / (s->fmt == FMT_CSR_ADAPTIVE ? s->nbins_used : 1);
     case K_UPDATE_P_CG: return 24.0 * n + js;
     case K_UPDATE_XR: return 48.0 * n + j;
-    case K_UPDATE_P: return 24.0 * n + j;
+    case K_UPDATE_P: return 24.0 * n + j + 28.0 * (double)s->npack;
     case K_UPDATE_P_LIST: return (28.0 + (s->dinv ? 8.0 : 0.0)) * (double)s->npb;
     case K_UPDATE_SR: return 88.0 * n + j;     /* read u p w s x r, write p s x r u */
     case K_UPDATE_PIPE: return 152.0 * n + j;  /* read 10 vectors, write 9 */

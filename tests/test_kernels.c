@@ -1160,8 +1160,10 @@ static void test_dot(void)
             al(&a, L->wg);
             launch(kd, L);
             argset b = {kr, 0};
-            am(&b, bpart);
-            au(&b, (cl_uint)L->ng);
+            for (int i = 0; i < 3; i++) {   /* one group: only the first array is summed */
+                am(&b, bpart);
+                au(&b, (cl_uint)L->ng);
+            }
             am(&b, bout);
             au(&b, slot);
             al(&b, L->wg);
@@ -1204,8 +1206,10 @@ static void test_dot(void)
                 continue;
             poison(bout, 8);
             argset b = {kr, 0};
-            am(&b, bv);
-            au(&b, (cl_uint)np);
+            for (int i = 0; i < 3; i++) {
+                am(&b, bv);
+                au(&b, (cl_uint)np);
+            }
             am(&b, bout);
             au(&b, 0);
             al(&b, one.wg);
@@ -1217,6 +1221,56 @@ static void test_dot(void)
         release(bv);
         release(bout);
         free(v);
+    }
+
+    /* reduce_sum of three arrays of different lengths in one launch: group g sums array g
+     * into out[slot + g], and a fourth group writes nothing */
+    {
+        const int64_t len[3] = {300, 1, 77};
+        const cl_uint slot = 1;
+        int64_t bad = 0;
+        double out[12], *v[3], ref[3], tol[3];
+        cl_mem bv[3], bout = dbuf(12);
+        reseed("reduce_sum of three arrays");
+        for (int a = 0; a < 3; a++) {
+            double exact[2] = {0.0, 0.0};
+            v[a] = rvec(len[a], -1.0, 1.0);
+            for (int64_t i = 0; i < len[a]; i++)
+                clcg_dd_acc(exact, v[a][i]);
+            ref[a] = exact[0];
+            tol[a] = EPS * fabs(ref[a]) + 4.0 * (double)len[a] * EPS * EPS * abs_sum(len[a], v[a]);
+            bv[a] = pbuf_from((size_t)len[a], v[a]);
+        }
+        for (int t = 0; t < NSHAPES(few_shapes); t++) {
+            for (size_t ng = 1; ng <= 4; ng++) {
+                const shape L = {few_shapes[t].wg, ng};
+                const size_t done = ng < 3 ? ng : 3;
+                if (!shape_fits(&L))
+                    continue;
+                poison(bout, 12);
+                argset b = {kr, 0};
+                for (int a = 0; a < 3; a++) {
+                    am(&b, bv[a]);
+                    au(&b, (cl_uint)len[a]);
+                }
+                am(&b, bout);
+                au(&b, slot);
+                al(&b, L.wg);
+                launch(kr, &L);
+                get(bout, 12, out);
+                for (size_t a = 0; a < done; a++)
+                    bad += !close_to("sum", out[2 * (slot + a)], ref[a], tol[a]);
+                bad += touched("out", 0, 2 * slot, out) + touched("out", 2 * (slot + (cl_uint)done), 12, out) +
+                       guard_broken("out", bout, 12);
+            }
+        }
+        tap_ok(bad == 0, "reduce_sum of arrays of 300, 1 and 77 partials with 1-4 groups: group g sums array g, "
+                         "nothing else written");
+        for (int a = 0; a < 3; a++) {
+            release(bv[a]);
+            free(v[a]);
+        }
+        release(bout);
     }
     clReleaseKernel(kd);
     clReleaseKernel(kr);
@@ -1411,11 +1465,12 @@ static void test_residual_init(void)
     clReleaseKernel(k);
 }
 
-/* update_p: p = z + beta p (beta from the host; 0 in the first iteration, where p holds
- * zeros in the solver, so finite values here) */
-static void test_update_p(void)
+/* update_p_pack: p = z + beta pprev for all rows (beta from the host; 0 in the first
+ * iteration) and buf[k] = p[idx[k]] for the pack list (every fifth row, descending, one row
+ * twice), the same bits as the p the kernel wrote; nothing written past n or npack */
+static void test_update_p_pack(void)
 {
-    cl_kernel k = kernel("update_p");
+    cl_kernel k = kernel("update_p_pack");
     for (int si = 0; si < NSIZES; si++) {
         const int64_t n = vec_sizes[si];
         for (int c = 0; c < 4; c++) {
@@ -1423,46 +1478,69 @@ static void test_update_p(void)
             static const char *const names[4] = {"beta != 0, Jacobi", "beta != 0, no preconditioner",
                                                  "beta = 0, Jacobi", "beta = 0, no preconditioner"};
             char label[128];
-            int64_t bad = 0;
-            snprintf(label, sizeof label, "update_p, n=%lld, %s", (long long)n, names[c]);
+            int64_t bad = 0, m = 0;
+            snprintf(label, sizeof label, "update_p_pack, n=%lld, %s", (long long)n, names[c]);
             reseed(label);
-            double *r = rvec(n, -1.0, 1.0), *d = rvec(n, 0.5, 2.0), *p = rvec(n, -1.0, 1.0);
+            double *r = rvec(n, -1.0, 1.0), *d = rvec(n, 0.5, 2.0), *pprev = rvec(n, -1.0, 1.0);
             double *want = xmalloc((size_t)n, sizeof *want), *got = xmalloc((size_t)n, sizeof *got);
-            double *tol = xmalloc((size_t)n, sizeof *tol);
+            double *tol = xmalloc((size_t)n, sizeof *tol), *pk = xmalloc((size_t)n + 2, sizeof *pk);
+            cl_uint *idx = xmalloc((size_t)n + 2, sizeof *idx);
             const double beta = first ? 0.0 : uni(0.1, 2.0);
+            for (int64_t i = n - 1; i >= 0; i--)
+                if (i % 5 == 0)
+                    idx[m++] = (cl_uint)i;
+            if (n > 0)
+                idx[m++] = (cl_uint)(n / 2);
             for (int64_t i = 0; i < n; i++) {
                 const double z = jac ? d[i] * r[i] : r[i];
-                want[i] = z + beta * p[i];
-                tol[i] = first ? 0.0 : 2.0 * EPS * (fabs(z) + fabs(beta * p[i]));
+                want[i] = z + beta * pprev[i];
+                tol[i] = first ? 0.0 : 2.0 * EPS * (fabs(z) + fabs(beta * pprev[i]));
             }
-            cl_mem br = dbuf_from((size_t)n, r), bd = dbuf_from((size_t)n, d), bp = dbuf((size_t)n);
+            cl_mem br = dbuf_from((size_t)n, r), bd = dbuf_from((size_t)n, d), bpp = dbuf_from((size_t)n, pprev);
+            cl_mem bp = dbuf((size_t)n), bbuf = dbuf((size_t)m), bidx = ubuf_from((size_t)m, idx, (cl_uint)n);
             for (int t = 0; t < NSHAPES(few_shapes); t++) {
                 const shape *L = &few_shapes[t];
                 char what[64];
                 if (!shape_fits(L))
                     continue;
-                put(bp, (size_t)n, p);
+                poison(bp, (size_t)n);
+                poison(bbuf, (size_t)m);
                 argset a = {k, 0};
                 au(&a, (cl_uint)n);
                 am(&a, br);
                 am(&a, jac ? bd : NULL);
+                am(&a, bpp);
                 am(&a, bp);
                 ad(&a, beta);
+                au(&a, (cl_uint)m);
+                am(&a, bidx);
+                am(&a, bbuf);
                 launch(k, L);
                 get(bp, (size_t)n, got);
+                get(bbuf, (size_t)m, pk);
                 snprintf(what, sizeof what, "p (wg %zu x %zu)", L->wg, L->ng);
                 bad += mismatches(what, n, got, want, tol) + guard_broken(what, bp, (size_t)n);
+                for (int64_t j = 0; j < m; j++)
+                    if (memcmp(&pk[j], &got[idx[j]], sizeof(double)) != 0 && bad++ < SHOW)
+                        tap_diag("  buf[%lld] = %.17g, p[%u] = %.17g", (long long)j, pk[j], idx[j], got[idx[j]]);
+                bad += guard_broken("buf", bbuf, (size_t)m);
             }
-            tap_ok(bad == 0, "%s: p = z + beta p%s, 3 launch shapes", label, first ? " = z exactly" : "");
+            tap_ok(bad == 0, "%s: p = z + beta pprev%s, the %lld packed entries bit-identical to p, 3 launch shapes",
+                   label, first ? " = z exactly" : "", (long long)m);
             release(br);
             release(bd);
+            release(bpp);
             release(bp);
+            release(bbuf);
+            release(bidx);
             free(r);
             free(d);
-            free(p);
+            free(pprev);
             free(want);
             free(got);
             free(tol);
+            free(pk);
+            free(idx);
         }
     }
     clReleaseKernel(k);
@@ -1958,7 +2036,7 @@ int main(int argc, char **argv)
     test_dot();
     test_elementwise();
     test_residual_init();
-    test_update_p();
+    test_update_p_pack();
     test_update_p_list();
     test_update_xr();
     test_updates();
