@@ -680,13 +680,14 @@ static inline int coo_records(const clcg_coo *coo, int64_t k, int expand, int sy
 typedef struct {
     const clcg_coo *coo;
     blocks bl;
-    int nranks, symmetric, expand;
+    int nranks, rank, symmetric, expand;
     int64_t *cnt;           /* [chunk][rank]: counts, then first places */
     rec *sbuf;
 } spread_job;
 
 /* Chunks [lo, hi) of coo: count each record's destination (place == 0), or put it at its
- * destination's next place (place == 1: cnt then holds the chunk's first places). */
+ * destination's next place (place == 1: cnt then holds the chunk's first places).  This
+ * rank's own records are skipped: the assembly takes them from coo itself. */
 static void spread_chunks(spread_job *j, int64_t lo, int64_t hi, int place)
 {
     for (int64_t c = lo; c < hi; c++) {
@@ -697,6 +698,8 @@ static void spread_chunks(spread_job *j, int64_t lo, int64_t hi, int place)
             const int nx = coo_records(j->coo, k, j->expand, j->symmetric, x);
             for (int t = 0; t < nx; t++) {
                 const int o = block_owner(&j->bl, x[t].i);
+                if (o == j->rank)
+                    continue;
                 if (place)
                     j->sbuf[pos[o]] = x[t];
                 pos[o]++;
@@ -716,35 +719,35 @@ static void spread_place(void *arg, int64_t lo, int64_t hi)
 }
 
 /* The records of a row block after exchange 1: those from lower ranks, this rank's own
- * (still in the send buffer), those from higher ranks; that is their order in the file. */
+ * (the records of its triplets, which stay in coo), those from higher ranks; that is their
+ * order in the file. */
 typedef struct {
-    rec *sent, *recv;        /* the buffers, freed by whoever assembles */
-    const rec *seg[3];
-    int64_t n[3];
+    rec *recv;               /* the buffer, freed by whoever assembles */
+    const rec *seg[2];       /* from lower ranks, from higher ranks */
+    int64_t n[2];
 } block_recs;
 
-/* Exchange 1: the triplets of coo (freed here) to the block owners of their rows, with
- * symmetric expansion and (mirrors) transposed copies of off-diagonal entries. */
+/* Exchange 1: the records of coo's triplets (symmetric expansion and, with mirrors,
+ * transposed copies of off-diagonal entries) that other ranks' row blocks hold, to them;
+ * coo itself stays for the assembly, which takes this rank's records from it. */
 static clcg_status to_blocks(MPI_Comm comm, MPI_Datatype rt, int64_t n, clcg_coo *coo,
                              int symmetric, int mirrors, block_recs *out, int64_t *held)
 {
     int nranks, rank;
-    int64_t *cnt = NULL, *tot = NULL, total = 0, mine = 0, m = 0, low = 0;
+    int64_t *cnt = NULL, *tot = NULL, total = 0, m = 0, low = 0;
     spread_job job;
     clcg_status st;
 
     MPI_Comm_size(comm, &nranks);
     MPI_Comm_rank(comm, &rank);
     memset(out, 0, sizeof *out);
-    job = (spread_job){coo, blocks_make(n, nranks), nranks, symmetric, symmetric || mirrors, NULL, NULL};
+    job = (spread_job){coo, blocks_make(n, nranks), nranks, rank, symmetric, symmetric || mirrors, NULL, NULL};
     st = clcg_calloc(&cnt, (size_t)nranks * (CHUNKS + 1), sizeof *cnt, "exchange counts");
     if (st == CLCG_OK) {
         job.cnt = cnt;
         tot = cnt + (size_t)nranks * CHUNKS;
         clcg_parallel_for(CHUNKS, spread_count, &job);
         for (int r = 0; r < nranks; r++) {      /* rank-major: rank r's records, chunk by chunk */
-            if (r == rank)
-                mine = total;
             for (int64_t c = 0; c < CHUNKS; c++) {
                 int64_t k = cnt[c * nranks + r];
                 cnt[c * nranks + r] = total;
@@ -755,22 +758,19 @@ static clcg_status to_blocks(MPI_Comm comm, MPI_Datatype rt, int64_t n, clcg_coo
         st = clcg_malloc(&job.sbuf, (size_t)total + 1, sizeof *job.sbuf, "matrix entries to send");
     }
     if (st == CLCG_OK) {
-        if (total > *held)
-            *held = total;
+        if (coo->len + total > *held)
+            *held = coo->len + total;
         clcg_parallel_for(CHUNKS, spread_place, &job);
     }
-    clcg_coo_free(coo);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), done);
     st = exchange(comm, rt, job.sbuf, tot, &out->recv, &m, &low, held);
     if (st == CLCG_OK) {
-        out->sent = job.sbuf;
-        job.sbuf = NULL;
         out->seg[0] = out->recv;
         out->n[0] = low;
-        out->seg[1] = out->sent + mine;
-        out->n[1] = tot[rank];
-        out->seg[2] = out->recv + low;
-        out->n[2] = m - low;
+        out->seg[1] = out->recv + low;
+        out->n[1] = m - low;
+        if (coo->len + total + m > *held)   /* the triplets, the records sent and received */
+            *held = coo->len + total + m;
     }
 done:
     free(job.sbuf);
@@ -813,9 +813,10 @@ static void sort_by_col(rec *a, int64_t n)
 }
 
 typedef struct {
-    const block_recs *r;    /* the block's records after exchange 1 (or NULL: coo's) */
+    const block_recs *r;    /* the records other ranks sent (or NULL: one rank) */
     rec *s;                 /* the records placed by row */
-    const clcg_coo *coo;    /* one rank: the triplets themselves, expanded as they are placed */
+    const clcg_coo *coo;    /* this rank's triplets, expanded as they are placed; with several
+                               ranks only the records of rows in this block are taken */
     int expand, symmetric;  /* coo: off-diagonals also as (j, i), a mirror unless symmetric */
     int64_t m, row0, nrows, ma;
     int64_t *pa, *pm;       /* counts at [li+1], then row starts (mirrors: after ma) */
@@ -825,15 +826,6 @@ typedef struct {
     int mirror;             /* they are the mirror rows */
     int bad;                /* a record of a row not in this block */
 } asm_job;
-
-/* record k of the block, in file order (lower ranks', mine, higher ranks') */
-static inline const rec *block_rec(const block_recs *r, int64_t k)
-{
-    if (k < r->n[0])
-        return &r->seg[0][k];
-    k -= r->n[0];
-    return k < r->n[1] ? &r->seg[1][k] : &r->seg[2][k - r->n[1]];
-}
 
 /* the row of a record and where it counts (pa: a row, pm: a mirror row) */
 static inline void asm_tally(asm_job *j, int64_t i, int mirror)
@@ -845,13 +837,39 @@ static inline void asm_tally(asm_job *j, int64_t i, int mirror)
         __atomic_fetch_add(mirror ? &j->pm[li + 1] : &j->pa[li + 1], 1, __ATOMIC_RELAXED);
 }
 
-/* record k of the block (one), or the records of coo's triplet k (one or two) */
-static inline int asm_records(const asm_job *j, int64_t k, rec x[2])
+static inline int in_block(const asm_job *j, int64_t i)
 {
-    if (j->coo)
-        return coo_records(j->coo, k, j->expand, j->symmetric, x);
-    x[0] = *block_rec(j->r, k);
-    return 1;
+    return i >= j->row0 && i - j->row0 < j->nrows;
+}
+
+/* Item k of the block in file order: a record from a lower rank, one of this rank's
+ * triplets (its records in this block), a record from a higher rank.  Its records go to x
+ * (0 to 2 of them), numbered in seq in arrival order (numbers unique and increasing, not
+ * dense).  A received record outside the block is an error (asm_tally); a triplet's
+ * records outside it went to other ranks. */
+static inline int asm_records(const asm_job *j, int64_t k, rec x[2], int64_t seq[2])
+{
+    const int64_t n0 = j->r ? j->r->n[0] : 0, nc = j->coo->len;
+    if (k < n0) {
+        x[0] = j->r->seg[0][k];
+        seq[0] = k;
+        return 1;
+    }
+    if (k - n0 >= nc) {
+        x[0] = j->r->seg[1][k - n0 - nc];
+        seq[0] = k + nc;
+        return 1;
+    }
+    rec y[2];
+    const int64_t t = k - n0;
+    const int ny = coo_records(j->coo, t, j->expand, j->symmetric, y);
+    int nx = 0;
+    for (int u = 0; u < ny; u++)
+        if (!j->r || in_block(j, y[u].i)) {
+            x[nx] = y[u];
+            seq[nx++] = n0 + 2 * t + u;
+        }
+    return nx;
 }
 
 static void asm_count(void *arg, int64_t lo, int64_t hi)
@@ -859,7 +877,8 @@ static void asm_count(void *arg, int64_t lo, int64_t hi)
     asm_job *j = arg;
     for (int64_t k = j->m * lo / CHUNKS; k < j->m * hi / CHUNKS; k++) {
         rec x[2];
-        const int nx = asm_records(j, k, x);
+        int64_t seq[2];
+        const int nx = asm_records(j, k, x, seq);
         for (int t = 0; t < nx; t++)
             asm_tally(j, x[t].i, x[t].j < 0);
     }
@@ -873,15 +892,15 @@ static inline void asm_put(asm_job *j, int64_t i, int64_t jj, double v, int mirr
     j->s[__atomic_fetch_add(cur, 1, __ATOMIC_RELAXED)] = (rec){seq, jj, v};
 }
 
-/* one rank: coo's records numbered 2k and 2k+1, as exchange 1 would have ordered them */
 static void asm_place(void *arg, int64_t lo, int64_t hi)
 {
     asm_job *j = arg;
     for (int64_t k = j->m * lo / CHUNKS; k < j->m * hi / CHUNKS; k++) {
         rec x[2];
-        const int nx = asm_records(j, k, x);
+        int64_t seq[2];
+        const int nx = asm_records(j, k, x, seq);
         for (int t = 0; t < nx; t++)
-            asm_put(j, x[t].i, x[t].j >= 0 ? x[t].j : -1 - x[t].j, x[t].v, x[t].j < 0, j->coo ? 2 * k + t : k);
+            asm_put(j, x[t].i, x[t].j >= 0 ? x[t].j : -1 - x[t].j, x[t].v, x[t].j < 0, seq[t]);
     }
 }
 
@@ -949,21 +968,19 @@ static clcg_status rows_alloc(rows_t *a, int64_t row0, int64_t nrows, const int6
 static void drop_input(block_recs *r, clcg_coo *coo)
 {
     if (r) {
-        free(r->sent);
         free(r->recv);
         memset(r, 0, sizeof *r);
-    } else {
-        clcg_coo_free(coo);
     }
+    clcg_coo_free(coo);
 }
 
-/* The records of my block (their buffers freed here) as sorted, summed rows a, and the
- * mirror records as rows mir (A(j,i) filed under row i, column j).  r == NULL: on one rank,
- * coo's triplets (freed here) take the place of the records of exchange 1. */
+/* The records of my block as sorted, summed rows a, and the mirror records as rows mir
+ * (A(j,i) filed under row i, column j): those in coo's triplets and those other ranks sent
+ * (r; NULL on one rank).  Both inputs are freed here. */
 static clcg_status assemble_block(block_recs *r, clcg_coo *coo, int expand, int symmetric,
                                   int64_t row0, int64_t nrows, rows_t *a, rows_t *mir, int64_t *held)
 {
-    asm_job j = {r, NULL, r ? NULL : coo, expand, symmetric, r ? r->n[0] + r->n[1] + r->n[2] : coo->len,
+    asm_job j = {r, NULL, coo, expand, symmetric, coo->len + (r ? r->n[0] + r->n[1] : 0),
                  row0, nrows, 0, NULL, NULL, NULL, NULL, NULL, 0, 0};
     rows_t out[2] = {{0}, {0}};
     clcg_status st = CLCG_OK;
@@ -1039,31 +1056,75 @@ static clcg_status check_symmetric(const char *path, const rows_t *a, const rows
     return CLCG_OK;
 }
 
+/* Rows [lo, hi) of a block: 0, or 1 + the first row (local) that is empty or whose
+ * diagonal is not positive. */
+static int64_t first_bad_row(int64_t row0, int64_t lo, int64_t hi, const int64_t *rowptr, const clcg_gidx *gcol,
+                             const int32_t *col32, const double *val, double *dval)
+{
+    for (int64_t li = lo; li < hi; li++) {
+        int64_t i = row0 + li, a = rowptr[li], b = rowptr[li + 1], end = b;
+        if (a == b) {
+            *dval = 0.0;
+            return li + 1;
+        }
+        while (a < b) {
+            int64_t mid = a + (b - a) / 2;
+            if ((gcol ? gcol[mid] : col32[mid]) < i)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        const double d = (a < end && (gcol ? gcol[a] : col32[a]) == i) ? val[a] : 0.0;
+        if (!(d > 0)) {
+            *dval = d;
+            return li + 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    int64_t row0, nrows;
+    const int64_t *rowptr;
+    const clcg_gidx *gcol;
+    const int32_t *col32;
+    const double *val;
+    int64_t bad[CHUNKS];     /* per piece: first_bad_row */
+    double dval[CHUNKS];
+} rowcheck_job;
+
+static void rowcheck_pieces(void *arg, int64_t lo, int64_t hi)
+{
+    rowcheck_job *j = arg;
+    for (int64_t c = lo; c < hi; c++)
+        j->bad[c] = first_bad_row(j->row0, j->nrows * c / CHUNKS, j->nrows * (c + 1) / CHUNKS, j->rowptr, j->gcol,
+                                  j->col32, j->val, &j->dval[c]);
+}
+
 clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
                                  const int64_t *rowptr, const clcg_gidx *gcol, const int32_t *col32,
                                  const double *val)
 {
-    for (int64_t li = 0; li < nrows; li++) {
-        int64_t i = row0 + li, lo = rowptr[li], hi = rowptr[li + 1], end = hi;
-        double d;
+    /* pieces checked by parallel threads; the first failing row is reported */
+    rowcheck_job *j;
+    CLCG_CALL(clcg_calloc(&j, 1, sizeof *j, "row checks"));
+    *j = (rowcheck_job){row0, nrows, rowptr, gcol, col32, val, {0}, {0}};
+    clcg_parallel_for(CHUNKS, rowcheck_pieces, j);
+    clcg_status st = CLCG_OK;
+    for (int c = 0; c < CHUNKS && st == CLCG_OK; c++) {
+        if (!j->bad[c])
+            continue;
+        const int64_t li = j->bad[c] - 1, i = row0 + li;
         char sd[32];
-        if (lo == hi)
-            return clcg_error(CLCG_ERR_NOT_SPD, "%s: row %" PRId64 " is empty: the matrix is "
-                              "singular", path, i + 1);
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if ((gcol ? gcol[mid] : col32[mid]) < i)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        d = (lo < end && (gcol ? gcol[lo] : col32[lo]) == i) ? val[lo] : 0.0;
-        if (!(d > 0))
-            return clcg_error(CLCG_ERR_NOT_SPD, "%s: diagonal entry A(%" PRId64 ",%" PRId64
-                              ") = %s is not positive: the matrix is not positive definite",
-                              path, i + 1, i + 1, clcg_show_double(d, sd));
+        if (rowptr[li] == rowptr[li + 1])
+            st = clcg_error(CLCG_ERR_NOT_SPD, "%s: row %" PRId64 " is empty: the matrix is singular", path, i + 1);
+        else
+            st = clcg_error(CLCG_ERR_NOT_SPD, "%s: diagonal entry A(%" PRId64 ",%" PRId64
+                            ") = %s is not positive: the matrix is not positive definite",
+                            path, i + 1, i + 1, clcg_show_double(j->dval[c], sd));
     }
-    return CLCG_OK;
+    free(j);
+    return st;
 }
 
 /* Exchange 2, in parallel threads: the block's rows that other ranks own as records (their
@@ -1242,6 +1303,20 @@ out:
     return st;
 }
 
+/* Development aid: CLCG_LOAD_TRACE=1 prints each rank's time per loading step to stderr. */
+static void lap(int rank, const char *step, double *t)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("CLCG_LOAD_TRACE");
+        on = e && *e && strcmp(e, "0") != 0;
+    }
+    const double now = MPI_Wtime();
+    if (on)
+        fprintf(stderr, "load trace: rank %d: %-22s %.3f s\n", rank, step, now - *t);
+    *t = now;
+}
+
 clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetry,
                               int64_t *row_begin, clcg_csr *A, clcg_gidx **gcol,
                               clcg_dist_info *info)
@@ -1254,7 +1329,7 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     rows_t a = {0}, mir = {0};
     int64_t fsize = -1, count = 0, last_line = 0, b0, nb, *row_nnz = NULL;
     MPI_Datatype rt = MPI_DATATYPE_NULL;
-    double t0 = MPI_Wtime();
+    double t0 = MPI_Wtime(), tl = t0;
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
@@ -1279,6 +1354,7 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm), "MPI_Bcast of the header"), out);
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&fsize, 1, MPI_INT64_T, 0, comm), "MPI_Bcast of the file size"), out);
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&whole, 1, MPI_INT, 0, comm), "MPI_Bcast"), out);
+    lap(rank, "header", &tl);
     symmetric = clcg_mm_is_symmetric(&h);
     mirrors = check_symmetry && !symmetric;
     A->n = h.nrows;
@@ -1305,6 +1381,7 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
         CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     }
     info->held = coo.len;
+    lap(rank, "parse", &tl);
     info->t_read = MPI_Wtime() - t0;
     t0 = MPI_Wtime();
 
@@ -1315,16 +1392,19 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     nb = clcg_block_begin(h.nrows, nranks, rank + 1) - b0;
     if (nranks > 1) {
         CLCG_CHECK(st, to_blocks(comm, rt, h.nrows, &coo, symmetric, mirrors, &blk, &info->held), out);
+        lap(rank, "exchange 1", &tl);
     }
     st = assemble_block(nranks > 1 ? &blk : NULL, &coo, symmetric || mirrors, symmetric, b0, nb, &a, &mir,
                         &info->held);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    lap(rank, "assemble", &tl);
     if (mirrors)
         st = check_symmetric(path, &a, &mir);
     rows_free(&mir);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     st = clcg_dist_check_rows(path, a.row0, a.nrows, a.ptr, a.col, NULL, a.val);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    lap(rank, "check rows", &tl);
 
     /* partition by nonzeros, then exchange 2 to the final owners */
     st = clcg_malloc(&row_nnz, (size_t)nb + 1, sizeof *row_nnz, "row counts");
@@ -1332,13 +1412,14 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
         row_nnz[i] = a.ptr[i + 1] - a.ptr[i];
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     CLCG_CHECK(st, clcg_partition_by_nnz_dist(comm, h.nrows, b0, nb, row_nnz, row_begin), out);
+    lap(rank, "partition", &tl);
     CLCG_CHECK(st, to_owners(comm, rt, &a, row_begin, A, gcol, &info->held), out);
+    lap(rank, "exchange 2", &tl);
     info->t_exchange = MPI_Wtime() - t0;
 out:
     if (rt != MPI_DATATYPE_NULL)
         MPI_Type_free(&rt);
     clcg_coo_free(&coo);
-    free(blk.sent);
     free(blk.recv);
     free(row_nnz);
     rows_free(&a);
