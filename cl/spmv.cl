@@ -192,12 +192,27 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
 #endif
 #define STREAM_LANES 256
 #define STREAM_TEAM 32
+/* STREAM_PRELOAD: a work-item loads its first row's bounds (and p there) before the sweep,
+ * so those loads travel with the gathers instead of after the barrier.  STREAM_PAD: one
+ * spare slot after every 16 products in local memory, so that work-items summing rows of
+ * similar lengths side by side read different banks. */
+#ifndef STREAM_PRELOAD
+#define STREAM_PRELOAD 1
+#endif
+#ifndef STREAM_PAD
+#define STREAM_PAD 0
+#endif
+#if STREAM_PAD
+#define SIX(k) ((k) + ((k) >> 4))
+#else
+#define SIX(k) (k)
+#endif
 kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global const uint *rowptr,
                                    global const uint *col, global const real *val, P_ARGS,
                                    global real *q, global dsum *part, uint part_off,
                                    local dsum *buf)
 {
-    local real lds[STREAM_CAP];
+    local real lds[SIX(STREAM_CAP - 1) + 1];
     PROLOGUE
     const uint lid = get_local_id(0), wg = get_local_size(0);
     local real *red = (local real *)buf;   /* team sums: one real per work-item */
@@ -226,6 +241,27 @@ kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global con
             barrier(CLK_LOCAL_MEM_FENCE);
             continue;
         }
+        uint team = 1;   /* from the block alone: the same in every work-item and launch shape */
+        while (team < STREAM_TEAM && team < wg && team * 2 * nrb <= STREAM_LANES)
+            team *= 2;
+        const uint lane = lid & (team - 1), t0 = lid / team;   /* this work-item's first row */
+#if STREAM_PRELOAD
+        uint pb = 0, pe = 0;
+        real pv = 0;
+        if (t0 < nrb) {
+            pb = rowptr[rs + t0];
+            pe = rowptr[rs + t0 + 1];
+            if (lane == 0)
+                pv = FETCH(rs + t0);
+        }
+#define ROW_B(t) ((t) == t0 ? pb : rowptr[rs + (t)])
+#define ROW_E(t) ((t) == t0 ? pe : rowptr[rs + (t) + 1])
+#define ROW_P(t) ((t) == t0 ? pv : FETCH(rs + (t)))
+#else
+#define ROW_B(t) rowptr[rs + (t)]
+#define ROW_E(t) rowptr[rs + (t) + 1]
+#define ROW_P(t) FETCH(rs + (t))
+#endif
         uint k = k0 + lid;
 #if CLCG_UNROLL >= 4
         /* four gathers in flight (H200, random:5000000,16: 472 us; eight: 546 us) */
@@ -233,38 +269,34 @@ kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global con
             const uint c0 = LDC(k, 1), c1 = LDC(k + wg, 1), c2 = LDC(k + 2 * wg, 1), c3 = LDC(k + 3 * wg, 1);
             const real v0 = LDV(k, 1), v1 = LDV(k + wg, 1), v2 = LDV(k + 2 * wg, 1), v3 = LDV(k + 3 * wg, 1);
             const real f0 = FETCH(c0), f1 = FETCH(c1), f2 = FETCH(c2), f3 = FETCH(c3);
-            lds[k - k0] = v0 * f0;
-            lds[k + wg - k0] = v1 * f1;
-            lds[k + 2 * wg - k0] = v2 * f2;
-            lds[k + 3 * wg - k0] = v3 * f3;
+            lds[SIX(k - k0)] = v0 * f0;
+            lds[SIX(k + wg - k0)] = v1 * f1;
+            lds[SIX(k + 2 * wg - k0)] = v2 * f2;
+            lds[SIX(k + 3 * wg - k0)] = v3 * f3;
         }
 #endif
         for (; k < k1; k += wg)
-            lds[k - k0] = LDV(k, 1) * FETCH(LDC(k, 1));
+            lds[SIX(k - k0)] = LDV(k, 1) * FETCH(LDC(k, 1));
         barrier(CLK_LOCAL_MEM_FENCE);
-        uint team = 1;   /* from the block alone: the same in every work-item and launch shape */
-        while (team < STREAM_TEAM && team < wg && team * 2 * nrb <= STREAM_LANES)
-            team *= 2;
         if (team == 1) {
             for (uint t = lid; t < nrb; t += wg) {
-                const uint i = rs + t, end = rowptr[i + 1] - k0;
+                const uint i = rs + t, end = ROW_E(t) - k0;
                 real s = 0;
-                for (uint k = rowptr[i] - k0; k < end; k++)
-                    s += lds[k];
-                const real pi = FETCH(i);
+                for (uint k = ROW_B(t) - k0; k < end; k++)
+                    s += lds[SIX(k)];
+                const real pi = ROW_P(t);
                 STORE_P(i, pi);
                 q[i] = s;
                 spq = dd_acc(spq, pi * s);
             }
         } else {
-            const uint lane = lid & (team - 1);
             for (uint base = 0; base < nrb; base += wg / team) {   /* the same passes for all */
-                const uint t = base + lid / team;
+                const uint t = base + t0;
                 real s = 0;
                 if (t < nrb) {
-                    const uint end = rowptr[rs + t + 1] - k0;
-                    for (uint k = rowptr[rs + t] - k0 + lane; k < end; k += team)
-                        s += lds[k];
+                    const uint end = ROW_E(t) - k0;
+                    for (uint k = ROW_B(t) - k0 + lane; k < end; k += team)
+                        s += lds[SIX(k)];
                 }
                 red[lid] = s;
                 barrier(CLK_LOCAL_MEM_FENCE);
@@ -275,19 +307,23 @@ kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global con
                 }
                 if (t < nrb && lane == 0) {
                     const uint i = rs + t;
-                    const real pi = FETCH(i);
+                    const real pi = ROW_P(t);
                     STORE_P(i, pi);
                     q[i] = red[lid];
                     spq = dd_acc(spq, pi * red[lid]);
                 }
             }
         }
+#undef ROW_B
+#undef ROW_E
+#undef ROW_P
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     spq = group_sum(spq, buf);
     if (go && get_local_id(0) == 0)
         part[part_off + get_group_id(0)] = spq;
 }
+#undef SIX
 
 #if CLCG_FUSED
 /* The stop test and p = z + beta pprev alone, for a format that then multiplies the complete

@@ -26,10 +26,10 @@ kernel void reduce_sum(global const dsum *a0, uint n0, global const dsum *a1, ui
         out[slot + g] = s;
 }
 
-/* y = a*x + y */
-kernel void axpy(uint n, real a, global const real *x, global real *y)
+/* y = a*x + y for entries lo..n-1 */
+kernel void axpy(uint lo, uint n, real a, global const real *x, global real *y)
 {
-    for (uint i = get_global_id(0); i < n; i += get_global_size(0))
+    for (uint i = lo + get_global_id(0); i < n; i += get_global_size(0))
         y[i] += a * x[i];
 }
 
@@ -79,8 +79,7 @@ kernel void residual_init(uint n, global const real *b, global const real *q, gl
     }
 }
 
-/* p = z + beta p, z = M^-1 r (beta from the host, which has just reduced r'z).  Used when
- * p must be complete before the ghost exchange. */
+/* Entry i of p = z + beta pprev, z = M^-1 r (beta from the host, which has just reduced r'z). */
 inline real pnew(global const real *r, global const real *dinv, global const real *pprev, real beta, uint i)
 {
     return zval(r, dinv, i) + beta * pprev[i];
@@ -97,15 +96,15 @@ kernel void update_p_pack(uint n, global const real *r, global const real *dinv,
         p[i] = pnew(r, dinv, pprev, beta, i);
 }
 
-/* alpha = rz / pq; x += alpha p; r -= alpha q; partial sums of the new r'z and r'r.
+/* alpha = rz / pq; x += alpha p (with_x); r -= alpha q; partial sums of the new r'z and r'r.
  * A non-positive or non-finite p'q stops the solver (recorded in scal); wrr as in
  * residual_init.  Every work-item
  * reaches every barrier: a stopped solver skips the work, not the reductions. */
-kernel void update_xr(uint n, global real *x, global real *r, global const real *p,
-                      global const real *q, global const real *dinv,
-                      global const dsum *pq_part, uint n_pq, global const dsum *rz_part, uint n_rz,
-                      global dsum *part_rz, global dsum *part_rr, global real *scal, uint its,
-                      local dsum *buf, global const real *wrr)
+inline void xr_step(uint n, global real *x, global real *r, global const real *p,
+                    global const real *q, global const real *dinv,
+                    global const dsum *pq_part, uint n_pq, global const dsum *rz_part, uint n_rz,
+                    global dsum *part_rz, global dsum *part_rr, global real *scal, uint its,
+                    local dsum *buf, global const real *wrr, const int with_x)
 {
     const int live = scal[S_STOP] == 0;
     const real pq = sum_parts(pq_part, n_pq, buf);
@@ -119,7 +118,8 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
     const real alpha = go ? rz / pq : 0;
     dsum srz = DSUM0, srr = DSUM0;
     for (uint i = get_global_id(0); go && i < n; i += get_global_size(0)) {
-        x[i] += alpha * p[i];
+        if (with_x)
+            x[i] += alpha * p[i];
         real ri = r[i] - alpha * q[i];
         r[i] = ri;
         srr = dd_acc(srr, wrr ? wrr[i] * ri * ri : ri * ri);
@@ -138,6 +138,26 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
         scal[S_ALPHA] = alpha;
         scal[S_PQ] = pq;
     }
+}
+
+kernel void update_xr(uint n, global real *x, global real *r, global const real *p,
+                      global const real *q, global const real *dinv,
+                      global const dsum *pq_part, uint n_pq, global const dsum *rz_part, uint n_rz,
+                      global dsum *part_rz, global dsum *part_rr, global real *scal, uint its,
+                      local dsum *buf, global const real *wrr)
+{
+    xr_step(n, x, r, p, q, dinv, pq_part, n_pq, rz_part, n_rz, part_rz, part_rr, scal, its, buf, wrr, 1);
+}
+
+/* update_xr without x: the host path adds alpha p to x (axpy) while it reduces r'z and r'r,
+ * so the device has work while it waits for the host. */
+kernel void update_r(uint n, global real *x, global real *r, global const real *p,
+                     global const real *q, global const real *dinv,
+                     global const dsum *pq_part, uint n_pq, global const dsum *rz_part, uint n_rz,
+                     global dsum *part_rz, global dsum *part_rr, global real *scal, uint its,
+                     local dsum *buf, global const real *wrr)
+{
+    xr_step(n, x, r, p, q, dinv, pq_part, n_pq, rz_part, n_rz, part_rz, part_rr, scal, its, buf, wrr, 0);
 }
 
 /* p = z + beta pprev, z = M^-1 r, for the listed rows only (the host path forms these

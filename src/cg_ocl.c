@@ -426,10 +426,33 @@ static int red_parts(const clcg_slice *s, int which, cl_mem *part, cl_uint *cnt)
     }
 }
 
+/* Work the devices do while the host reduces: x += alpha p[par] on the first (half 0) or
+ * second (half 1) half of each device's rows (the host path's update_r leaves x to this). */
+typedef struct {
+    double alpha;
+    int par, half;
+} x_tail;
+
+static clcg_status enqueue_x_tail(cg_ctx *c, int d, const x_tail *xt)
+{
+    clcg_slice *s = &c->s[d];
+    cl_kernel ka = s->k[K_AXPY];
+    const cl_uint h = (cl_uint)(s->nrows / 2), lo = xt->half ? h : 0, hi = xt->half ? (cl_uint)s->nrows : h;
+    if (lo == hi)
+        return CLCG_OK;
+    CLCG_CL(clSetKernelArg(ka, 0, sizeof(cl_uint), &lo));
+    CLCG_CL(clSetKernelArg(ka, 1, sizeof(cl_uint), &hi));
+    CLCG_CL(clSetKernelArg(ka, 2, sizeof(double), &xt->alpha));
+    CLCG_CL(clSetKernelArg(ka, 3, sizeof(cl_mem), &s->p[xt->par]));
+    CLCG_CL(clSetKernelArg(ka, 4, sizeof(cl_mem), &s->x));
+    return launch(c, d, ka, K_AXPY, &s->vec);
+}
+
 /* This rank's sums (over its devices) of the partial sums of reduction point `which`,
  * as nv (hi, lo) pairs in v[0..2 nv); the pair after them carries the rank's status for
- * the MPI reduction that follows (v holds 8 doubles). */
-static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clcg_status local)
+ * the MPI reduction that follows (v holds 8 doubles).  xt (or NULL): enqueued behind the
+ * read of the sums, and not waited for. */
+static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clcg_status local, const x_tail *xt)
 {
     cl_mem part[3];
     cl_uint cnt[3];
@@ -453,13 +476,23 @@ static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clc
             local = launch(c, d, k, K_REDUCE, &groups);
         if (local == CLCG_OK)
             local = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->red, CL_FALSE, 0,
-                                                        (size_t)nv * sizeof(cl_double2), s->hred, 0, NULL, NULL),
+                                                        (size_t)nv * sizeof(cl_double2), s->hred, 0, NULL, &s->red_ev),
                                     "clEnqueueReadBuffer(reductions)");
+        if (local == CLCG_OK && xt)
+            local = enqueue_x_tail(c, d, xt);
+        if (local == CLCG_OK)
+            local = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
     }
-    for (int d = 0; d < c->nd && local == CLCG_OK; d++) {
-        local = clcg_cl_fail_if(clFinish(c->s[d].dev.queue), "clFinish");
+    for (int d = 0; d < c->nd; d++) {
+        clcg_slice *s = &c->s[d];
+        if (!s->red_ev)
+            continue;
+        if (local == CLCG_OK)
+            local = clcg_cl_fail_if(clWaitForEvents(1, &s->red_ev), "clWaitForEvents(reductions)");
+        clReleaseEvent(s->red_ev);
+        s->red_ev = NULL;
         for (int i = 0; i < nv && local == CLCG_OK; i++)
-            clcg_dd_add(v + 2 * i, c->s[d].hred + 2 * i);
+            clcg_dd_add(v + 2 * i, s->hred + 2 * i);
     }
     c->syncs++;
     v[2 * nv] = local != CLCG_OK ? 1.0 : 0.0;
@@ -482,13 +515,13 @@ static clcg_status reduce_finish(cg_ctx *c, const double *v, int nv, double *out
 /* Sum over devices and ranks of the partial sums of reduction point `which`.  The
  * MPI_Allreduce carries this rank's status as one more entry, so all ranks learn of a
  * fault at the same reduction and stop together. */
-static clcg_status reduce_global(cg_ctx *c, int which, double *out, clcg_status local)
+static clcg_status reduce_global(cg_ctx *c, int which, double *out, clcg_status local, const x_tail *xt)
 {
     double v[8];
     int nv = 0;
     MPI_Datatype dt;
     MPI_Op op;
-    local = reduce_local(c, which, v, &nv, local);
+    local = reduce_local(c, which, v, &nv, local, xt);
     CLCG_CALL(clcg_dd_mpi(&dt, &op));
     double t0 = MPI_Wtime();
     if (MPI_Allreduce(MPI_IN_PLACE, v, nv + 1, dt, op, c->comm) != MPI_SUCCESS)
@@ -513,6 +546,17 @@ static clcg_status write_scalars(clcg_slice *s, int first, int count, const doub
     return CLCG_OK;
 }
 
+/* The queue of the transfers that overlap the interior SpMV (made when first needed). */
+static clcg_status xfer_queue(clcg_slice *s)
+{
+    cl_int e = CL_SUCCESS;
+    if (!s->xq) {
+        s->xq = clCreateCommandQueue(s->dev.ctx, s->dev.info.device, 0, &e);
+        CLCG_CL(e);
+    }
+    return CLCG_OK;
+}
+
 /* The ghosts of sp_in from the host copy of p, written on a queue of their own while the
  * interior SpMV runs (it reads no ghost); what follows on the device queue waits for them. */
 static clcg_status write_ghosts(cg_ctx *c, clcg_slice *s, int64_t ng)
@@ -521,10 +565,7 @@ static clcg_status write_ghosts(cg_ctx *c, clcg_slice *s, int64_t ng)
     cl_event ev = NULL;
     for (int64_t k = 0; k < ng; k++)
         s->hghost[k] = c->hp[s->ghost_src[k]];
-    if (!s->xq) {
-        s->xq = clCreateCommandQueue(s->dev.ctx, s->dev.info.device, 0, &e);
-        CLCG_CL(e);
-    }
+    CLCG_CALL(xfer_queue(s));
     CLCG_CL(clEnqueueWriteBuffer(s->xq, s->sp_in, CL_FALSE, (size_t)s->nrows * sizeof(double),
                                  (size_t)ng * sizeof(double), s->hghost, 0, NULL, &ev));
     e = clFlush(s->xq);
@@ -606,11 +647,23 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
                 if (st == CLCG_OK)
                     st = launch(c, d, kp, K_PACK, &L);
             }
+            /* the boundary values leave on the transfer queue once they are packed, so the
+               interior SpMV does not wait for the read */
+            cl_event packed_ev = NULL;
             if (st == CLCG_OK)
-                st = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->pack_buf, CL_FALSE, 0,
-                                                         (size_t)s->npack * sizeof(double), s->hpack, 0, NULL,
+                st = xfer_queue(s);
+            if (st == CLCG_OK)
+                st = clcg_cl_fail_if(clEnqueueMarkerWithWaitList(s->dev.queue, 0, NULL, &packed_ev),
+                                     "clEnqueueMarkerWithWaitList(pack)");
+            if (st == CLCG_OK)
+                st = clcg_cl_fail_if(clEnqueueReadBuffer(s->xq, s->pack_buf, CL_FALSE, 0,
+                                                         (size_t)s->npack * sizeof(double), s->hpack, 1, &packed_ev,
                                                          &s->pack_ev),
                                      "clEnqueueReadBuffer(pack)");
+            if (packed_ev)
+                clReleaseEvent(packed_ev);
+            if (st == CLCG_OK)
+                st = clcg_cl_fail_if(clFlush(s->xq), "clFlush");
         }
         /* interior rows (or all rows when there are no ghosts) while the boundary travels */
         s->npq_parts = 0;
@@ -696,10 +749,12 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         c->s[d].sp_out = c->s[d].q;
         st = start(c, d, tol2);
     }
-    st = reduce_global(c, RED_RZ_RR, v, st);
+    st = reduce_global(c, RED_RZ_RR, v, st, NULL);
     if (st != CLCG_OK)
         return st;
     double rz = v[0], rr = v[1], rz_prev = 1.0;
+    x_tail pending = {0.0, 0, 1};   /* the second half of the last x update, if has_pending */
+    int has_pending = 0;
     res->outcome = CLCG_DIVERGED_ITS;
     for (k = 0;; k++) {
         res->rel_residual = sqrt(rr) / bnorm;
@@ -765,7 +820,9 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         if (k == 2 && st == CLCG_OK)
             st = clcg_fault_point(c->rank, "solve");
         st = spmv_with_exchange(c, st, fused, par, k, !fused);
-        st = reduce_global(c, RED_PQ, v, st);
+        /* the second half of the previous iteration's x update while p'q travels */
+        st = reduce_global(c, RED_PQ, v, st, has_pending ? &pending : NULL);
+        has_pending = 0;
         if (st != CLCG_OK)
             return st;
         double pq = v[0];
@@ -784,11 +841,16 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             else
                 st = write_scalars(s, 0, 4, (const double[]){rz, rz_prev, rr, pq});
             if (st == CLCG_OK)
-                st = set_update_xr(s, s->k[K_UPDATE_XR], s->p[par], s->g_pq, 1, s->g_rz[0], 1, 0);
+                st = set_update_xr(s, s->k[K_UPDATE_R], s->p[par], s->g_pq, 1, s->g_rz[0], 1, 0);
             if (st == CLCG_OK)
-                st = launch(c, d, s->k[K_UPDATE_XR], K_UPDATE_XR, &s->vec);
+                st = launch(c, d, s->k[K_UPDATE_R], K_UPDATE_R, &s->vec);
         }
-        st = reduce_global(c, RED_RZ_RR, v, st);
+        /* x += alpha p, the first half while r'z and r'r travel, the second while the next
+           p'q does (the device's alpha: the same division) */
+        const x_tail xt = {rz / pq, par, 0};
+        st = reduce_global(c, RED_RZ_RR, v, st, &xt);
+        pending = (x_tail){xt.alpha, par, 1};
+        has_pending = 1;
         if (st != CLCG_OK)
             return st;
         res->iterations = k + 1;
@@ -796,6 +858,8 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         rz = v[0];
         rr = v[1];
     }
+    for (int d = 0; has_pending && d < c->nd && st == CLCG_OK; d++)
+        st = enqueue_x_tail(c, d, &pending);
     *run = res->iterations;
     return st;
 }
@@ -907,7 +971,7 @@ static clcg_status solve_sr(cg_ctx *c, double tol2, double bnorm, clcg_solve_res
         s->sp_out = s->q;
     }
     st = spmv_with_exchange(c, st, 0, 0, 0, 0);
-    st = reduce_global(c, RED_SR, v, st);
+    st = reduce_global(c, RED_SR, v, st, NULL);
     if (st != CLCG_OK)
         return st;
     res->outcome = CLCG_DIVERGED_ITS;
@@ -922,7 +986,7 @@ static clcg_status solve_sr(cg_ctx *c, double tol2, double bnorm, clcg_solve_res
         if (k == 2 && st == CLCG_OK)
             st = clcg_fault_point(c->rank, "solve");
         st = spmv_with_exchange(c, st, 0, 0, 0, 0);
-        st = reduce_global(c, RED_SR, v, st);
+        st = reduce_global(c, RED_SR, v, st, NULL);
         if (st != CLCG_OK)
             return st;
         res->iterations = k + 1;
@@ -1018,7 +1082,7 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
     res->outcome = CLCG_DIVERGED_ITS;
     for (int64_t k = 0;; k++) {
         MPI_Request req = MPI_REQUEST_NULL;
-        st = reduce_local(c, RED_PIPE, v, &nv, st);
+        st = reduce_local(c, RED_PIPE, v, &nv, st, NULL);
         double t0 = MPI_Wtime();
         if (MPI_Iallreduce(MPI_IN_PLACE, v, nv + 1, dt, op, c->comm, &req) != MPI_SUCCESS)
             return clcg_error(CLCG_ERR_MPI, "MPI_Iallreduce of the dot products failed");

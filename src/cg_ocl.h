@@ -21,7 +21,7 @@ enum { NBINS = 3 };
 /* kernels, in profile-table order */
 enum {
     K_SPMV_CG = 0, K_SPMV, K_UPDATE_P_CG, K_UPDATE_XR, K_UPDATE_P, K_UPDATE_P_LIST, K_UPDATE_SR, K_UPDATE_PIPE, K_RESIDUAL_INIT,
-    K_REDUCE, K_CHECK, K_PACK, K_DOT, K_JACOBI, K_COUNT
+    K_REDUCE, K_CHECK, K_PACK, K_DOT, K_JACOBI, K_UPDATE_R, K_AXPY, K_COUNT
 };
 
 enum { EXT_U, EXT_W, EXT_Z, EXT_Q, EXT_S, EXT_COUNT };   /* vectors of the other CG variants */
@@ -59,6 +59,7 @@ typedef struct {
     cl_mem rows_pb;                      /* boundary rows and rows others need: p formed first */
     int64_t npb;
     cl_event pack_ev;                    /* the boundary read of this iteration */
+    cl_event red_ev;                     /* the read of a reduction point's sums */
     cl_command_queue xq;                 /* ghost writes, beside the interior SpMV (made on first use) */
     int64_t *pack_dst;       /* pack entry k -> rank-local row */
     int64_t *ghost_src;      /* device ghost k -> rank-local column */

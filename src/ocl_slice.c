@@ -17,7 +17,7 @@ const char *clcg_format_name(clcg_fmt f)
 static const char *const knames[K_COUNT] = {"spmv_cg", "spmv", "update_p_cg", "update_xr", "update_p_pack", "update_p_list",
                                             "update_sr",
                                             "update_pipe", "residual_init", "reduce_sum", "check_stop",
-                                            "pack", "dot_part", "jacobi"};
+                                            "pack", "dot_part", "jacobi", "update_r", "axpy"};
 
 const char *clcg_kernel_name(int kid)
 {
@@ -467,6 +467,8 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
     case K_SPMV_CG: return (12.0 * nnz + 36.0 * n + js) / (s->fmt == FMT_CSR_ADAPTIVE ? s->nbins_used : 1);
     case K_UPDATE_P_CG: return 24.0 * n + js;
     case K_UPDATE_XR: return 48.0 * n + j;
+    case K_UPDATE_R: return 24.0 * n + j;
+    case K_AXPY: return 24.0 * n;
     case K_UPDATE_P: return 24.0 * n + j + 28.0 * (double)s->npack;
     case K_UPDATE_P_LIST: return (28.0 + (s->dinv ? 8.0 : 0.0)) * (double)s->npb;
     case K_UPDATE_SR: return 88.0 * n + j;     /* read u p w s x r, write p s x r u */
@@ -497,8 +499,14 @@ clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_l
     return CLCG_OK;
 }
 
+/* Development aid: CLCG_PROF_TIMELINE=N prints the last N kernels of each harvest (with
+ * --profile): when each started after the first of them, how long it ran, and the device's
+ * idle time before it. */
 clcg_status clcg_prof_harvest(clcg_prof *prof, const clcg_slice *s, int jacobi)
 {
+    const char *tl = getenv("CLCG_PROF_TIMELINE");
+    const int show = tl ? atoi(tl) : 0;
+    cl_ulong first = 0, prev_end = 0;
     for (int i = 0; i < prof->n; i++) {
         cl_ulong t0 = 0, t1 = 0;
         CLCG_CL(clWaitForEvents(1, &prof->ev[i]));
@@ -506,6 +514,14 @@ clcg_status clcg_prof_harvest(clcg_prof *prof, const clcg_slice *s, int jacobi)
         CLCG_CL(clGetEventProfilingInfo(prof->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL));
         clReleaseEvent(prof->ev[i]);
         int kid = prof->kid[i];
+        if (show > 0 && i >= prof->n - show) {
+            if (i == prof->n - show || !first)
+                first = prev_end = t0;
+            fprintf(stderr, "timeline: %-14s start %9.1f us  ran %7.1f us  idle before %6.1f us\n",
+                    clcg_kernel_name(kid), 1e-3 * (double)(t0 - first), 1e-3 * (double)(t1 - t0),
+                    t0 > prev_end ? 1e-3 * (double)(t0 - prev_end) : 0.0);
+            prev_end = t1;
+        }
         prof->time[kid] += 1e-9 * (double)(t1 - t0);
         prof->calls[kid]++;
         prof->bytes[kid] += clcg_kernel_bytes(s, kid, jacobi);

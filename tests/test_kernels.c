@@ -1300,21 +1300,27 @@ static void test_elementwise(void)
             char what[64];
             if (!shape_fits(L))
                 continue;
-            /* axpy: y = a x + y */
-            put(by, (size_t)n, y);
+            /* axpy: y = a x + y from entry lo on (lo = 0, then a third of n) */
+            for (int part = 0; part < 2; part++) {
+                const int64_t lo = part ? n / 3 : 0;
+                char whatp[80];
+                put(by, (size_t)n, y);
+                argset ap = {kaxpy, 0};
+                au(&ap, (cl_uint)lo);
+                au(&ap, (cl_uint)n);
+                ad(&ap, alpha);
+                am(&ap, bx);
+                am(&ap, by);
+                launch(kaxpy, L);
+                get(by, (size_t)n, got);
+                memcpy(want, y, (size_t)n * sizeof *y);
+                clcg_axpy_ref(n - lo, alpha, x + lo, want + lo);
+                for (int64_t i = 0; i < n; i++)
+                    tol[i] = i < lo ? 0.0 : 2.0 * EPS * (fabs(alpha * x[i]) + fabs(y[i]));
+                snprintf(whatp, sizeof whatp, "axpy from %lld, y (wg %zu x %zu)", (long long)lo, L->wg, L->ng);
+                bad_axpy += mismatches(whatp, n, got, want, tol) + guard_broken(whatp, by, (size_t)n);
+            }
             argset a = {kaxpy, 0};
-            au(&a, (cl_uint)n);
-            ad(&a, alpha);
-            am(&a, bx);
-            am(&a, by);
-            launch(kaxpy, L);
-            get(by, (size_t)n, got);
-            memcpy(want, y, (size_t)n * sizeof *y);
-            clcg_axpy_ref(n, alpha, x, want);
-            for (int64_t i = 0; i < n; i++)
-                tol[i] = 2.0 * EPS * (fabs(alpha * x[i]) + fabs(y[i]));
-            snprintf(what, sizeof what, "axpy y (wg %zu x %zu)", L->wg, L->ng);
-            bad_axpy += mismatches(what, n, got, want, tol) + guard_broken(what, by, (size_t)n);
             /* xpay: y = x + a y */
             put(by, (size_t)n, y);
             a.k = kxpay;
@@ -1363,7 +1369,8 @@ static void test_elementwise(void)
             free(buf);
             bad_pack += guard_broken("pack buf", bbuf, (size_t)npack);
         }
-        tap_ok(bad_axpy == 0, "axpy, %s: y = a x + y within 2 eps (|a x| + |y|), 3 launch shapes", label);
+        tap_ok(bad_axpy == 0, "axpy, %s: y = a x + y within 2 eps (|a x| + |y|) from entry 0 and from n/3 (below: "
+               "untouched), 3 launch shapes", label);
         tap_ok(bad_xpay == 0, "xpay, %s: y = x + a y within 2 eps (|x| + |a y|), 3 launch shapes", label);
         tap_ok(bad_jac == 0, "jacobi, %s: z = D^-1 r exactly, 3 launch shapes", label);
         tap_ok(bad_pack == 0, "pack, %s: buf = x[idx] exactly, %lld entries with repeats, 3 launch shapes", label,
@@ -1628,9 +1635,10 @@ static const xr_case xr_cases[] = {
     {"stopped on entry: nothing written", {0.5, 1.0, 0.25}, {0.5, 1.0}, 1, 4.0, -1.0},
 };
 
-static void test_update_xr(void)
+/* update_xr, and update_r (the same without x: x must be left as it is) */
+static void test_update_xr(const char *kname, int with_x)
 {
-    cl_kernel k = kernel("update_xr");
+    cl_kernel k = kernel(kname);
     const cl_uint its = 23;
     for (int si = 0; si < NSIZES; si++) {
         const int64_t n = vec_sizes[si];
@@ -1638,7 +1646,7 @@ static void test_update_xr(void)
             const xr_case *xc = &xr_cases[c];
             char label[128];
             int64_t bad = 0;
-            snprintf(label, sizeof label, "update_xr, n=%lld, %s", (long long)n, xc->name);
+            snprintf(label, sizeof label, "%s, n=%lld, %s", kname, (long long)n, xc->name);
             reseed(label);
             double *x = rvec(n, -1.0, 1.0), *r = rvec(n, -1.0, 1.0), *p = rvec(n, -1.0, 1.0);
             double *q = rvec(n, -1.0, 1.0), *d = rvec(n, 0.5, 2.0);
@@ -1651,7 +1659,8 @@ static void test_update_xr(void)
             memcpy(xw, x, (size_t)n * sizeof *x);
             memcpy(rw, r, (size_t)n * sizeof *r);
             if (xc->want_stop == 0.0) {
-                clcg_axpy_ref(n, alpha, p, xw);
+                if (with_x)
+                    clcg_axpy_ref(n, alpha, p, xw);
                 clcg_axpy_ref(n, -alpha, q, rw);
             }
             for (int64_t i = 0; i < n; i++) {
@@ -1660,6 +1669,8 @@ static void test_update_xr(void)
                 rt[i] = 8.0 * EPS * ra;
                 if (xc->want_stop != 0.0)
                     xt[i] = rt[i] = 0.0;
+                if (!with_x)
+                    xt[i] = 0.0;
                 srz += rw[i] * di * rw[i];
                 srr += rw[i] * rw[i];
                 srz_abs += ra * di * ra;
@@ -2038,7 +2049,8 @@ int main(int argc, char **argv)
     test_residual_init();
     test_update_p_pack();
     test_update_p_list();
-    test_update_xr();
+    test_update_xr("update_xr", 1);
+    test_update_xr("update_r", 0);
     test_updates();
     test_spmv();
     test_update_p_cg();
