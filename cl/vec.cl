@@ -96,15 +96,27 @@ kernel void update_p_pack(uint n, global const real *r, global const real *dinv,
         p[i] = pnew(r, dinv, pprev, beta, i);
 }
 
-/* alpha = rz / pq; x += alpha p (with_x); r -= alpha q; partial sums of the new r'z and r'r.
+/* r_i -= alpha q_i, adding the new r'z and r'r terms of entry i (z = M^-1 r; wrr as in
+ * residual_init) */
+inline void r_step(uint i, real alpha, global real *r, global const real *q, global const real *dinv,
+                   global const real *wrr, dsum *srz, dsum *srr)
+{
+    const real ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    *srr = dd_acc(*srr, wrr ? wrr[i] * ri * ri : ri * ri);
+    if (dinv || wrr)
+        *srz = dd_acc(*srz, ri * zval(r, dinv, i));
+}
+
+/* alpha = rz / pq; x += alpha p; r -= alpha q; partial sums of the new r'z and r'r.
  * A non-positive or non-finite p'q stops the solver (recorded in scal); wrr as in
  * residual_init.  Every work-item
  * reaches every barrier: a stopped solver skips the work, not the reductions. */
-inline void xr_step(uint n, global real *x, global real *r, global const real *p,
-                    global const real *q, global const real *dinv,
-                    global const dsum *pq_part, uint n_pq, global const dsum *rz_part, uint n_rz,
-                    global dsum *part_rz, global dsum *part_rr, global real *scal, uint its,
-                    local dsum *buf, global const real *wrr, const int with_x)
+kernel void update_xr(uint n, global real *x, global real *r, global const real *p,
+                      global const real *q, global const real *dinv,
+                      global const dsum *pq_part, uint n_pq, global const dsum *rz_part, uint n_rz,
+                      global dsum *part_rz, global dsum *part_rr, global real *scal, uint its,
+                      local dsum *buf, global const real *wrr)
 {
     const int live = scal[S_STOP] == 0;
     const real pq = sum_parts(pq_part, n_pq, buf);
@@ -118,13 +130,8 @@ inline void xr_step(uint n, global real *x, global real *r, global const real *p
     const real alpha = go ? rz / pq : 0;
     dsum srz = DSUM0, srr = DSUM0;
     for (uint i = get_global_id(0); go && i < n; i += get_global_size(0)) {
-        if (with_x)
-            x[i] += alpha * p[i];
-        real ri = r[i] - alpha * q[i];
-        r[i] = ri;
-        srr = dd_acc(srr, wrr ? wrr[i] * ri * ri : ri * ri);
-        if (dinv || wrr)
-            srz = dd_acc(srz, ri * zval(r, dinv, i));
+        x[i] += alpha * p[i];
+        r_step(i, alpha, r, q, dinv, wrr, &srz, &srr);
     }
     if (!dinv && !wrr)   /* z = r: r'z is r'r */
         srz = srr;
@@ -140,24 +147,23 @@ inline void xr_step(uint n, global real *x, global real *r, global const real *p
     }
 }
 
-kernel void update_xr(uint n, global real *x, global real *r, global const real *p,
-                      global const real *q, global const real *dinv,
-                      global const dsum *pq_part, uint n_pq, global const dsum *rz_part, uint n_rz,
-                      global dsum *part_rz, global dsum *part_rr, global real *scal, uint its,
-                      local dsum *buf, global const real *wrr)
+/* The host path's r update: alpha from the host (which has reduced p'q and checked it),
+ * r -= alpha q and the partial sums of the new r'z and r'r; x is left to axpy, which runs
+ * while the host reduces these. */
+kernel void update_r(uint n, real alpha, global real *r, global const real *q, global const real *dinv,
+                     global dsum *part_rz, global dsum *part_rr, local dsum *buf, global const real *wrr)
 {
-    xr_step(n, x, r, p, q, dinv, pq_part, n_pq, rz_part, n_rz, part_rz, part_rr, scal, its, buf, wrr, 1);
-}
-
-/* update_xr without x: the host path adds alpha p to x (axpy) while it reduces r'z and r'r,
- * so the device has work while it waits for the host. */
-kernel void update_r(uint n, global real *x, global real *r, global const real *p,
-                     global const real *q, global const real *dinv,
-                     global const dsum *pq_part, uint n_pq, global const dsum *rz_part, uint n_rz,
-                     global dsum *part_rz, global dsum *part_rr, global real *scal, uint its,
-                     local dsum *buf, global const real *wrr)
-{
-    xr_step(n, x, r, p, q, dinv, pq_part, n_pq, rz_part, n_rz, part_rz, part_rr, scal, its, buf, wrr, 0);
+    dsum srz = DSUM0, srr = DSUM0;
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0))
+        r_step(i, alpha, r, q, dinv, wrr, &srz, &srr);
+    if (!dinv && !wrr)
+        srz = srr;
+    srz = group_sum(srz, buf);
+    srr = group_sum(srr, buf);
+    if (get_local_id(0) == 0) {
+        part_rz[get_group_id(0)] = srz;
+        part_rr[get_group_id(0)] = srr;
+    }
 }
 
 /* p = z + beta pprev, z = M^-1 r, for the listed rows only (the host path forms these

@@ -52,6 +52,13 @@ static clcg_status launch(cg_ctx *c, int d, cl_kernel k, int kid, const clcg_lau
     return clcg_launch_kernel(&c->s[d], k, kid, L, c->prof ? &c->prof[d] : NULL);
 }
 
+/* launch, with its event in *ev (for a transfer on the other queue to wait for) */
+static clcg_status launch_ev(cg_ctx *c, int d, cl_kernel k, int kid, const clcg_launch *L, cl_event *ev)
+{
+    c->launches++;
+    return clcg_launch_kernel_ev(&c->s[d], k, kid, L, c->prof ? &c->prof[d] : NULL, ev);
+}
+
 /* ---- argument setting, shared by both paths ---- */
 
 static clcg_status set_dinv(cl_kernel k, int i, const clcg_slice *s)
@@ -426,6 +433,17 @@ static int red_parts(const clcg_slice *s, int which, cl_mem *part, cl_uint *cnt)
     }
 }
 
+/* The queue of the transfers that overlap kernels (made when first needed). */
+static clcg_status xfer_queue(clcg_slice *s)
+{
+    cl_int e = CL_SUCCESS;
+    if (!s->xq) {
+        s->xq = clCreateCommandQueue(s->dev.ctx, s->dev.info.device, 0, &e);
+        CLCG_CL(e);
+    }
+    return CLCG_OK;
+}
+
 /* Work the devices do while the host reduces: x += alpha p[par] on the first (half 0) or
  * second (half 1) half of each device's rows (the host path's update_r leaves x to this). */
 typedef struct {
@@ -472,12 +490,20 @@ static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clc
         e |= clSetKernelArg(k, 6, sizeof(cl_mem), &s->red) | clSetKernelArg(k, 7, sizeof(cl_uint), &(cl_uint){0}) |
              clSetKernelArg(k, 8, s->vec.wg * sizeof(cl_double2), NULL);
         local = clcg_cl_fail_if(e, "clSetKernelArg(reduce_sum)");
+        /* the sums are read on the transfer queue: the device queue goes on with xt at once */
+        cl_event summed = NULL;
         if (local == CLCG_OK)
-            local = launch(c, d, k, K_REDUCE, &groups);
+            local = launch_ev(c, d, k, K_REDUCE, &groups, &summed);
         if (local == CLCG_OK)
-            local = clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->red, CL_FALSE, 0,
-                                                        (size_t)nv * sizeof(cl_double2), s->hred, 0, NULL, &s->red_ev),
+            local = xfer_queue(s);
+        if (local == CLCG_OK)
+            local = clcg_cl_fail_if(clEnqueueReadBuffer(s->xq, s->red, CL_FALSE, 0, (size_t)nv * sizeof(cl_double2),
+                                                        s->hred, 1, &summed, &s->red_ev),
                                     "clEnqueueReadBuffer(reductions)");
+        if (summed)
+            clReleaseEvent(summed);
+        if (local == CLCG_OK)
+            local = clcg_cl_fail_if(clFlush(s->xq), "clFlush");
         if (local == CLCG_OK && xt)
             local = enqueue_x_tail(c, d, xt);
         if (local == CLCG_OK)
@@ -543,17 +569,6 @@ static clcg_status write_scalars(clcg_slice *s, int first, int count, const doub
     CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->glob, CL_FALSE, (size_t)first * s->gstep,
                                  (size_t)(count - 1) * s->gstep + sizeof(cl_double2), s->hglob + (size_t)first * step,
                                  0, NULL, NULL));
-    return CLCG_OK;
-}
-
-/* The queue of the transfers that overlap the interior SpMV (made when first needed). */
-static clcg_status xfer_queue(clcg_slice *s)
-{
-    cl_int e = CL_SUCCESS;
-    if (!s->xq) {
-        s->xq = clCreateCommandQueue(s->dev.ctx, s->dev.info.device, 0, &e);
-        CLCG_CL(e);
-    }
     return CLCG_OK;
 }
 
@@ -639,20 +654,21 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         cl_kernel kp = s->k[K_PACK];
         if (s->npack) {
             clcg_launch L = s->vec;
+            /* the boundary values leave on the transfer queue once they are packed (the event
+               of pack, or of the update_p_pack before), so the interior SpMV does not wait */
+            cl_event packed_ev = packed ? s->packed_ev : NULL;
+            s->packed_ev = NULL;
             if (!packed) {
                 st = clcg_cl_fail_if(clSetKernelArg(kp, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->npack}) |
                                      clSetKernelArg(kp, 1, sizeof(cl_mem), &s->pack_idx) |
                                      clSetKernelArg(kp, 2, sizeof(cl_mem), &s->sp_in) |
                                      clSetKernelArg(kp, 3, sizeof(cl_mem), &s->pack_buf), "clSetKernelArg(pack)");
                 if (st == CLCG_OK)
-                    st = launch(c, d, kp, K_PACK, &L);
+                    st = launch_ev(c, d, kp, K_PACK, &L, &packed_ev);
             }
-            /* the boundary values leave on the transfer queue once they are packed, so the
-               interior SpMV does not wait for the read */
-            cl_event packed_ev = NULL;
             if (st == CLCG_OK)
                 st = xfer_queue(s);
-            if (st == CLCG_OK)
+            if (st == CLCG_OK && !packed_ev)
                 st = clcg_cl_fail_if(clEnqueueMarkerWithWaitList(s->dev.queue, 0, NULL, &packed_ev),
                                      "clEnqueueMarkerWithWaitList(pack)");
             if (st == CLCG_OK)
@@ -815,7 +831,7 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             if (st == CLCG_OK)
                 st = set_dinv(ku, 2, s);
             if (st == CLCG_OK)
-                st = launch(c, d, ku, K_UPDATE_P, &s->vec);
+                st = launch_ev(c, d, ku, K_UPDATE_P, &s->vec, s->npack ? &s->packed_ev : NULL);
         }
         if (k == 2 && st == CLCG_OK)
             st = clcg_fault_point(c->rank, "solve");
@@ -834,20 +850,27 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             res->outcome = CLCG_DIVERGED_INDEFINITE;
             break;
         }
+        /* r -= alpha q with alpha as an argument (nothing to write to the device first); x +=
+           alpha p, the first half while r'z and r'r travel, the second while the next p'q does */
+        const double alpha = rz / pq;
         for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
             clcg_slice *s = &c->s[d];
-            if (fused)   /* r'z, previous r'z and r'r were written at the start of the iteration */
-                st = write_scalars(s, 3, 1, &pq);
-            else
-                st = write_scalars(s, 0, 4, (const double[]){rz, rz_prev, rr, pq});
+            cl_kernel ku = s->k[K_UPDATE_R];
+            st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->nrows}) |
+                                 clSetKernelArg(ku, 1, sizeof(double), &alpha) |
+                                 clSetKernelArg(ku, 2, sizeof(cl_mem), &s->r) |
+                                 clSetKernelArg(ku, 3, sizeof(cl_mem), &s->q) |
+                                 clSetKernelArg(ku, 5, sizeof(cl_mem), &s->part_rz[0]) |
+                                 clSetKernelArg(ku, 6, sizeof(cl_mem), &s->part_rr[0]) |
+                                 clSetKernelArg(ku, 7, s->vec.wg * sizeof(cl_double2), NULL) |
+                                 clSetKernelArg(ku, 8, sizeof(cl_mem), s->wrr ? &s->wrr : NULL),
+                                 "clSetKernelArg(update_r)");
             if (st == CLCG_OK)
-                st = set_update_xr(s, s->k[K_UPDATE_R], s->p[par], s->g_pq, 1, s->g_rz[0], 1, 0);
+                st = set_dinv(ku, 4, s);
             if (st == CLCG_OK)
-                st = launch(c, d, s->k[K_UPDATE_R], K_UPDATE_R, &s->vec);
+                st = launch(c, d, ku, K_UPDATE_R, &s->vec);
         }
-        /* x += alpha p, the first half while r'z and r'r travel, the second while the next
-           p'q does (the device's alpha: the same division) */
-        const x_tail xt = {rz / pq, par, 0};
+        const x_tail xt = {alpha, par, 0};
         st = reduce_global(c, RED_RZ_RR, v, st, &xt);
         pending = (x_tail){xt.alpha, par, 1};
         has_pending = 1;

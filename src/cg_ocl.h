@@ -60,6 +60,7 @@ typedef struct {
     int64_t npb;
     cl_event pack_ev;                    /* the boundary read of this iteration */
     cl_event red_ev;                     /* the read of a reduction point's sums */
+    cl_event packed_ev;                  /* update_p_pack of this iteration (the pack read waits) */
     cl_command_queue xq;                 /* ghost writes, beside the interior SpMV (made on first use) */
     int64_t *pack_dst;       /* pack entry k -> rank-local row */
     int64_t *ghost_src;      /* device ghost k -> rank-local column */
@@ -93,6 +94,9 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi);
 /* Enqueue kernel kid with the slice's launch shape; profiled when prof != NULL. */
 clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L,
                                clcg_prof *prof);
+/* The same, with the launch's event in *out (the caller releases it). */
+clcg_status clcg_launch_kernel_ev(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L,
+                                  clcg_prof *prof, cl_event *out);
 clcg_status clcg_prof_harvest(clcg_prof *prof, const clcg_slice *s, int jacobi);
 
 /* Work-group shapes: defaults, or tuned and cached (tune.c). */

@@ -414,6 +414,19 @@ void clcg_slice_free(clcg_slice *s)
                       &s->ext[0], &s->ext[1], &s->ext[2], &s->ext[3], &s->ext[4], &s->wrr, &s->blk};
     struct { cl_mem *m; double **p; } pins[] = {{&s->hpin_pack, &s->hpack}, {&s->hpin_ghost, &s->hghost},
                                                 {&s->hpin_red, &s->hred}, {&s->hpin_glob, &s->hglob}};
+    /* transfers into the pinned buffers end before those are unmapped */
+    cl_event *evs[] = {&s->pack_ev, &s->red_ev, &s->packed_ev};   /* left by a failed solve */
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        if (*evs[i]) {
+            clWaitForEvents(1, evs[i]);
+            clReleaseEvent(*evs[i]);
+            *evs[i] = NULL;
+        }
+    if (s->xq) {
+        clFinish(s->xq);
+        clReleaseCommandQueue(s->xq);
+        s->xq = NULL;
+    }
     for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)
         if (*pins[i].m) {
             if (*pins[i].p && s->dev.queue)
@@ -422,10 +435,6 @@ void clcg_slice_free(clcg_slice *s)
         }
     if (s->dev.queue)
         clFinish(s->dev.queue);
-    if (s->xq) {
-        clFinish(s->xq);
-        clReleaseCommandQueue(s->xq);
-    }
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
         if (*mems[i])
             clReleaseMemObject(*mems[i]);
@@ -483,9 +492,20 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
 
 clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L, clcg_prof *prof)
 {
+    return clcg_launch_kernel_ev(s, k, kid, L, prof, NULL);
+}
+
+clcg_status clcg_launch_kernel_ev(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L, clcg_prof *prof,
+                                  cl_event *out)
+{
     size_t g = L->wg * L->ng, l = L->wg;
     cl_event ev = NULL;
-    CLCG_CL(clEnqueueNDRangeKernel(s->dev.queue, k, 1, NULL, &g, &l, 0, NULL, prof ? &ev : NULL));
+    CLCG_CL(clEnqueueNDRangeKernel(s->dev.queue, k, 1, NULL, &g, &l, 0, NULL, prof || out ? &ev : NULL));
+    if (out) {
+        *out = ev;
+        if (prof)
+            CLCG_CL(clRetainEvent(ev));
+    }
     if (prof) {
         if (prof->n == prof->cap) {
             int cap = prof->cap ? 2 * prof->cap : 256;

@@ -1553,6 +1553,85 @@ static void test_update_p_pack(void)
     clReleaseKernel(k);
 }
 
+/* update_r: r -= alpha q (alpha an argument), partial sums of the new r'z and r'r, with and
+ * without Jacobi; the host's r to within rounding, the sums within the dot's bound, nothing
+ * past ng partials written */
+static void test_update_r(void)
+{
+    cl_kernel k = kernel("update_r");
+    for (int si = 0; si < NSIZES; si++) {
+        const int64_t n = vec_sizes[si];
+        for (int jac = 0; jac < 2; jac++) {
+            char label[128];
+            int64_t bad = 0;
+            snprintf(label, sizeof label, "update_r, n=%lld, %s", (long long)n, jac ? "Jacobi" : "no preconditioner");
+            reseed(label);
+            double *r = rvec(n, -1.0, 1.0), *q = rvec(n, -1.0, 1.0), *d = rvec(n, 0.5, 2.0);
+            double *rw = xmalloc((size_t)n, sizeof *rw), *rt = xmalloc((size_t)n, sizeof *rt);
+            double *got = xmalloc((size_t)n, sizeof *got), prz[NPARTS], prr[NPARTS];
+            const double alpha = uni(0.1, 2.0);
+            double srz = 0.0, srr = 0.0, srz_abs = 0.0, srr_abs = 0.0;
+            memcpy(rw, r, (size_t)n * sizeof *r);
+            clcg_axpy_ref(n, -alpha, q, rw);
+            for (int64_t i = 0; i < n; i++) {
+                const double ra = fabs(r[i]) + fabs(alpha * q[i]), di = jac ? d[i] : 1.0;
+                rt[i] = 8.0 * EPS * ra;
+                srz += rw[i] * di * rw[i];
+                srr += rw[i] * rw[i];
+                srz_abs += ra * di * ra;
+                srr_abs += ra * ra;
+            }
+            const double rz_tol = (4.0 * (double)n + 16.0) * EPS * srz_abs, rr_tol = (4.0 * (double)n + 16.0) * EPS * srr_abs;
+            cl_mem br = dbuf((size_t)n), bq = dbuf_from((size_t)n, q), bd = dbuf_from((size_t)n, d);
+            cl_mem brz = dbuf(NPARTS), brr = dbuf(NPARTS);
+            for (int t = 0; t < NSHAPES(all_shapes); t++) {
+                const shape *L = &all_shapes[t];
+                char what[64];
+                if (!shape_fits(L))
+                    continue;
+                put(br, (size_t)n, r);
+                poison(brz, NPARTS);
+                poison(brr, NPARTS);
+                argset a = {k, 0};
+                au(&a, (cl_uint)n);
+                ad(&a, alpha);
+                am(&a, br);
+                am(&a, bq);
+                am(&a, jac ? bd : NULL);
+                am(&a, brz);
+                am(&a, brr);
+                al(&a, L->wg);
+                am(&a, NULL);   /* wrr: unweighted r'r */
+                launch(k, L);
+                get(br, (size_t)n, got);
+                get(brz, NPARTS, prz);
+                get(brr, NPARTS, prr);
+                snprintf(what, sizeof what, "r (wg %zu x %zu)", L->wg, L->ng);
+                bad += mismatches(what, n, got, rw, rt) + guard_broken(what, br, (size_t)n);
+                snprintf(what, sizeof what, "new r'z (wg %zu x %zu)", L->wg, L->ng);
+                bad += !close_to(what, psum((int64_t)L->ng, prz), srz, rz_tol);
+                snprintf(what, sizeof what, "new r'r (wg %zu x %zu)", L->wg, L->ng);
+                bad += !close_to(what, psum((int64_t)L->ng, prr), srr, rr_tol);
+                bad += touched("part_rz", 2 * (int64_t)L->ng, NPARTS, prz) + touched("part_rr", 2 * (int64_t)L->ng, NPARTS, prr);
+                bad += guard_broken("part_rz", brz, NPARTS) + guard_broken("part_rr", brr, NPARTS);
+            }
+            tap_ok(bad == 0, "%s: r = r - alpha q, r'z and r'r partials, %d launch shapes", label, NSHAPES(all_shapes));
+            release(br);
+            release(bq);
+            release(bd);
+            release(brz);
+            release(brr);
+            free(r);
+            free(q);
+            free(d);
+            free(rw);
+            free(rt);
+            free(got);
+        }
+    }
+    clReleaseKernel(k);
+}
+
 /* update_p_list: p[i] = z_i + beta pprev_i for the listed rows (every third, in descending
  * order), the others untouched; the same bits as the expression on the host */
 static void test_update_p_list(void)
@@ -1635,10 +1714,9 @@ static const xr_case xr_cases[] = {
     {"stopped on entry: nothing written", {0.5, 1.0, 0.25}, {0.5, 1.0}, 1, 4.0, -1.0},
 };
 
-/* update_xr, and update_r (the same without x: x must be left as it is) */
-static void test_update_xr(const char *kname, int with_x)
+static void test_update_xr(void)
 {
-    cl_kernel k = kernel(kname);
+    cl_kernel k = kernel("update_xr");
     const cl_uint its = 23;
     for (int si = 0; si < NSIZES; si++) {
         const int64_t n = vec_sizes[si];
@@ -1646,7 +1724,7 @@ static void test_update_xr(const char *kname, int with_x)
             const xr_case *xc = &xr_cases[c];
             char label[128];
             int64_t bad = 0;
-            snprintf(label, sizeof label, "%s, n=%lld, %s", kname, (long long)n, xc->name);
+            snprintf(label, sizeof label, "update_xr, n=%lld, %s", (long long)n, xc->name);
             reseed(label);
             double *x = rvec(n, -1.0, 1.0), *r = rvec(n, -1.0, 1.0), *p = rvec(n, -1.0, 1.0);
             double *q = rvec(n, -1.0, 1.0), *d = rvec(n, 0.5, 2.0);
@@ -1659,8 +1737,7 @@ static void test_update_xr(const char *kname, int with_x)
             memcpy(xw, x, (size_t)n * sizeof *x);
             memcpy(rw, r, (size_t)n * sizeof *r);
             if (xc->want_stop == 0.0) {
-                if (with_x)
-                    clcg_axpy_ref(n, alpha, p, xw);
+                clcg_axpy_ref(n, alpha, p, xw);
                 clcg_axpy_ref(n, -alpha, q, rw);
             }
             for (int64_t i = 0; i < n; i++) {
@@ -1669,8 +1746,6 @@ static void test_update_xr(const char *kname, int with_x)
                 rt[i] = 8.0 * EPS * ra;
                 if (xc->want_stop != 0.0)
                     xt[i] = rt[i] = 0.0;
-                if (!with_x)
-                    xt[i] = 0.0;
                 srz += rw[i] * di * rw[i];
                 srr += rw[i] * rw[i];
                 srz_abs += ra * di * ra;
@@ -2049,8 +2124,8 @@ int main(int argc, char **argv)
     test_residual_init();
     test_update_p_pack();
     test_update_p_list();
-    test_update_xr("update_xr", 1);
-    test_update_xr("update_r", 0);
+    test_update_xr();
+    test_update_r();
     test_updates();
     test_spmv();
     test_update_p_cg();
