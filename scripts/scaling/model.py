@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Scaling model of clcg-mpi's CG iteration (standard and single-reduction on the host path,
-the fused form on one GPU) for 3D Poisson on an N^3 grid split into slabs of rows, per
+"""Scaling model of clcg-mpi's CG iteration (the standard variant on the host path, the fused
+form on one GPU) for 3D Poisson on an N^3 grid split into slabs of rows, per
 exchange mode; parameters from bench/comm-2gpu.json and the one-GPU kernel rates; checked
 against the measured 2-GPU points; extrapolated to a 200 Gb/s InfiniBand cluster.
 
@@ -22,9 +22,14 @@ comm = json.load(open(a.comm))
 
 # --- parameters (seconds, bytes/second) ---
 BW = 4.0e12            # sustained kernel bandwidth on an H200 (bench/RESULTS.md, 2026-11-23: 3.8-4.2 TB/s)
-T_FUSED_ROW = 0.718e-3 / 256**3   # one GPU, per row (measured 0.718 ms at 256^3, 2026-11-23)
+T_FUSED_ROW = 0.7366e-3 / 256**3  # one GPU, per row (0.7363-0.7375 ms at 256^3, 2-GPU machine, 2026-11-23 07:53 UTC)
 T_SYNC = 25e-6         # one host synchronization (kernel done + small read), device README
-T_LAUNCH = 6e-6        # launch gap per kernel on the host path
+T_LAUNCH = 3e-6        # gap between kernels on the host path (kernel timeline, 2026-11-23 07:53 UTC)
+# The halo's way through the host beyond its transfers and MPI (waiting for the read, copies
+# into and out of the host vector, the MPI calls): the kernel timeline of strong 256^3 on 2
+# GPUs (2026-11-23 07:53 UTC) shows the boundary SpMV starting 267 us after the interior one,
+# of which the transfers and MPI account for about 100 us.
+T_HALO_HOST = 160e-6
 PCIE = 1e9 * comm["d2h_pinned_512k_GBps"]     # pinned staging at halo sizes (measured)
 NODE = {"lat": comm["mpi_latency_s"], "bw": 1e9 * comm["mpi_512k_GBps"], "allreduce": comm["allreduce_1_double_s"]}
 IB = {"lat": 2.0e-6, "bw": 25e9, "allreduce_step": 2.5e-6}   # 200 Gb/s InfiniBand, one link per GPU
@@ -45,12 +50,15 @@ def iteration(n_total, P, mode, variant, net, N2=256 * 256):
     halo = nb * N2                           # a plane from each side
     msgs = nb * max(1, math.ceil(N2 / nr))   # slabs thinner than a plane: several senders
     nnz_r = 7 * nr
+    # standard: update_p_pack 24 n, update_r 24 n, x += alpha p 24 n (in two halves, each
+    # run while the host reduces: a synchronization shows only where it is longer)
     vec = 88 * nr if variant == "single-reduction" else 72 * nr
     spmv = 12 * nnz_r + 20 * nr
-    launches = 3 if variant == "single-reduction" else 4
-    syncs = 2 if variant == "single-reduction" else 3
+    launches = 5 if variant == "single-reduction" else 8
     reductions = 1 if variant == "single-reduction" else 2
     t_kernels = (vec + spmv) / BW + launches * T_LAUNCH
+    t_cover = 0.0 if variant == "single-reduction" else 12 * nr / BW
+    t_sync = reductions * max(0.0, T_SYNC - t_cover)
     t_spmv_interior = spmv / BW * max(0.0, 1 - halo / nr)
     # host <-> device staging of what leaves and what arrives
     if mode == "allgather":
@@ -64,8 +72,10 @@ def iteration(n_total, P, mode, variant, net, N2=256 * 256):
         t_mpi = msgs * net["lat"] + 8 * halo / net["bw"]
     t_stage = (sent + recv) / PCIE
     t_red = reductions * (net["allreduce"] if "allreduce" in net else net["allreduce_step"] * math.log2(P))
-    t = t_kernels + syncs * T_SYNC + t_stage + max(0.0, t_mpi - t_spmv_interior) + t_red
-    return t, t_stage + t_mpi + t_red
+    # the halo (staging both ways, MPI, the host's part) runs beside the interior SpMV
+    t_halo = t_stage + t_mpi + T_HALO_HOST
+    t = t_kernels + t_sync + max(0.0, t_halo - t_spmv_interior) + t_red
+    return t, t_halo + t_red
 
 
 def main():
@@ -77,7 +87,7 @@ def main():
             for P in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512):
                 net = NODE if P <= 2 else IB
                 n = n1 if series == "strong" else n1 * P
-                t, tc = iteration(n, P, mode, "single-reduction", net)
+                t, tc = iteration(n, P, mode, "standard", net)
                 t1, _ = iteration(n1, 1, mode, "standard", net)
                 eff = (t1 / t / P) if series == "strong" else t1 / t
                 rows.append({"series": series, "exchange": mode, "gpus": P, "n": n, "ms": 1e3 * t,
@@ -99,7 +109,7 @@ def main():
         for m in csv.DictReader(open(a.measured)):
             if m["series"] in ("strong", "weak") and m["ranks"] == "2":
                 n = int(m["n"])
-                t, _ = iteration(n, 2, m["exchange"], "single-reduction", NODE)
+                t, _ = iteration(n, 2, m["exchange"], "standard", NODE)
                 print("  %s %s: measured %.3f ms, model %.3f ms" % (m["series"], m["exchange"],
                                                                   float(m["per_iteration_ms"]), 1e3 * t))
     # plots
