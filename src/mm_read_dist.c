@@ -1275,16 +1275,11 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
     A->row0 = f0;
     A->nrows = f1 - f0;
     A->nnz = m + j.kept;
-    if (g0 == f0 && j.klo == 0) {
-        /* my rows start with my block's first rows: its arrays become mine, cut or grown to
-           size (kept entries stay where they are), the rows from higher ranks after them */
-        st = clcg_realloc(&b->ptr, (size_t)A->nrows + 1, sizeof *b->ptr, "row pointers");
-        if (st == CLCG_OK)
-            st = clcg_realloc(&b->val, (size_t)A->nnz + 1, sizeof *b->val, "matrix values");
-        if (st == CLCG_OK)
-            st = clcg_realloc(&b->col, (size_t)A->nnz + 1, sizeof *b->col, "global column indices");
-        if (st == CLCG_OK)
-            st = clcg_malloc(&A->colind, (size_t)A->nnz + 1, sizeof *A->colind, "column indices");
+    if (g0 == f0 && j.klo == 0 && m == 0) {
+        /* my rows are the first rows of my block and nothing arrived: its arrays become mine
+           as they are (the rows that went up leave room unused at their ends; growing or
+           moving them would cost more than the copy saves) */
+        st = clcg_malloc(&A->colind, (size_t)A->nnz + 1, sizeof *A->colind, "column indices");
         if (st == CLCG_OK) {
             A->rowptr = b->ptr;
             A->val = b->val;
@@ -1292,10 +1287,6 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
             b->ptr = NULL;
             b->val = NULL;
             b->col = NULL;
-            j.gcol = *gcol;
-            j.val = A->val;
-            if (!unpack_segment(&j, rbuf, m, g1, f1 - g1, j.kept, A->rowptr + (g1 - f0)))
-                st = clcg_error(CLCG_ERR_INTERNAL, "matrix entries arrived out of order");
         }
         CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
         goto out;
