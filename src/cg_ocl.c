@@ -14,7 +14,9 @@
  * the same pass); the ghost exchange (read, MPI, write) overlapped with the SpMV of the
  * interior rows; the boundary rows; then one MPI_Allreduce for p'q and one for (r'z, r'r),
  * each carrying an error flag so a fault on one rank ends all of them at the next
- * reduction, each reduction point's partial sums added up on the device in one launch. */
+ * reduction, each reduction point's partial sums added up on the device in one launch and
+ * read on the transfer queue.  While the host reduces, the device adds alpha p to x (half
+ * the rows during r'z and r'r, the other half during the next p'q), so it does not idle. */
 #include "cg_ocl.h"
 
 #include <math.h>
