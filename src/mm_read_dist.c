@@ -16,8 +16,11 @@
  *              a symmetric file's (i,j) goes to block(i) and (j,i) to block(j); with
  *              the symmetry check, a general file's off-diagonal (i,j) also goes to
  *              block(j) as a mirror record, so each row's owner sees the transpose.
- *              A rank's own records stay in its send buffer; on one rank there is no
- *              exchange at all: the triplets are assembled where they are.
+ *              Only what other ranks own is sent: a rank's own records are taken from
+ *              its triplets in the assembly; on one rank there is no exchange at all.
+ *              While it runs a rank holds its triplets and the records it sends and
+ *              receives (a shuffled general file with the symmetry check: about 3-4
+ *              nnz/P entries; a file sorted by row or column: about nnz/P).
  *   assemble   the block owner sorts by (row, column) (threads place records by row,
  *              then sort each row by column and arrival: duplicates summed in file
  *              order), checks symmetry against the mirrors, then empty rows and
@@ -25,7 +28,8 @@
  *   partition  row counts -> distributed prefix sums -> the split points of
  *              clcg_partition_by_nnz, identical to the one-process partition.
  *   exchange 2 assembled rows move to their final owners; they arrive sorted; the rows a
- *              rank keeps (most: the split is near the even one) are copied across.
+ *              rank keeps (most: the split is near the even one) are copied across, or
+ *              kept in place where they are the block's first rows and nothing arrives.
  *
  * A failure on any rank ends every rank at the next clcg_agree, with the message of the
  * lowest failing rank; byte ranges are in rank order, so that is the first bad line of

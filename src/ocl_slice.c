@@ -477,7 +477,7 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
     case K_UPDATE_P_CG: return 24.0 * n + js;
     case K_UPDATE_XR: return 48.0 * n + j;
     case K_UPDATE_R: return 24.0 * n + j;
-    case K_AXPY: return 24.0 * n;
+    case K_AXPY: return 12.0 * n;   /* the host path's x update: half the rows a launch */
     case K_UPDATE_P: return 24.0 * n + j + 28.0 * (double)s->npack;
     case K_UPDATE_P_LIST: return (28.0 + (s->dinv ? 8.0 : 0.0)) * (double)s->npb;
     case K_UPDATE_SR: return 88.0 * n + j;     /* read u p w s x r, write p s x r u */
@@ -500,21 +500,21 @@ clcg_status clcg_launch_kernel_ev(clcg_slice *s, cl_kernel k, int kid, const clc
 {
     size_t g = L->wg * L->ng, l = L->wg;
     cl_event ev = NULL;
-    CLCG_CL(clEnqueueNDRangeKernel(s->dev.queue, k, 1, NULL, &g, &l, 0, NULL, prof || out ? &ev : NULL));
-    if (out) {
-        *out = ev;
-        if (prof)
-            CLCG_CL(clRetainEvent(ev));
+    if (prof && prof->n == prof->cap) {   /* room first: no event is left without an owner */
+        int cap = prof->cap ? 2 * prof->cap : 256;
+        CLCG_CALL(clcg_realloc(&prof->ev, (size_t)cap, sizeof *prof->ev, "profiling events"));
+        CLCG_CALL(clcg_realloc(&prof->kid, (size_t)cap, sizeof *prof->kid, "profiling events"));
+        prof->cap = cap;
     }
+    CLCG_CL(clEnqueueNDRangeKernel(s->dev.queue, k, 1, NULL, &g, &l, 0, NULL, prof || out ? &ev : NULL));
     if (prof) {
-        if (prof->n == prof->cap) {
-            int cap = prof->cap ? 2 * prof->cap : 256;
-            CLCG_CALL(clcg_realloc(&prof->ev, (size_t)cap, sizeof *prof->ev, "profiling events"));
-            CLCG_CALL(clcg_realloc(&prof->kid, (size_t)cap, sizeof *prof->kid, "profiling events"));
-            prof->cap = cap;
-        }
         prof->ev[prof->n] = ev;
         prof->kid[prof->n++] = kid;
+    }
+    if (out) {
+        cl_int e = prof ? clRetainEvent(ev) : CL_SUCCESS;   /* one reference each */
+        *out = e == CL_SUCCESS ? ev : NULL;
+        CLCG_CL(e);
     }
     return CLCG_OK;
 }
