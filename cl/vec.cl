@@ -57,26 +57,41 @@ kernel void pack(uint n, global const uint *idx, global const real *x, global re
 /* r = b - q; partial sums of r'z (z = M^-1 r) and r'r into part_rz[g], part_rr[g].
  * wrr (or NULL) weighs r'r: a system scaled as D^-1/2 A D^-1/2 measures the residual of
  * the original one as sum d_i r_i^2. */
+/* r_i = src_i - alpha q_i (src may be r itself), adding the new r'z and r'r terms of entry
+ * i (z = M^-1 r; wrr as in residual_init) */
+inline void r_step(uint i, global const real *src, real alpha, global real *r, global const real *q,
+                   global const real *dinv, global const real *wrr, dsum *srz, dsum *srr)
+{
+    const real ri = src[i] - alpha * q[i];
+    r[i] = ri;
+    *srr = dd_acc(*srr, wrr ? wrr[i] * ri * ri : ri * ri);
+    if (dinv || wrr)
+        *srz = dd_acc(*srz, ri * zval(r, dinv, i));
+}
+
+/* A work-group's partial sums of r'z and r'r to part_rz[g], part_rr[g] (written when
+ * write); every work-item calls it (reduction trees). */
+inline void rz_rr_parts(dsum srz, dsum srr, global const real *dinv, global const real *wrr, int write,
+                        global dsum *part_rz, global dsum *part_rr, local dsum *buf)
+{
+    if (!dinv && !wrr)   /* z = r: r'z is r'r */
+        srz = srr;
+    srz = group_sum(srz, buf);
+    srr = group_sum(srr, buf);
+    if (write && get_local_id(0) == 0) {
+        part_rz[get_group_id(0)] = srz;
+        part_rr[get_group_id(0)] = srr;
+    }
+}
+
 kernel void residual_init(uint n, global const real *b, global const real *q, global real *r,
                           global const real *dinv, global dsum *part_rz, global dsum *part_rr,
                           local dsum *buf, global const real *wrr)
 {
     dsum rz = DSUM0, rr = DSUM0;
-    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
-        real ri = b[i] - q[i];
-        r[i] = ri;
-        rr = dd_acc(rr, wrr ? wrr[i] * ri * ri : ri * ri);
-        if (dinv || wrr)
-            rz = dd_acc(rz, ri * zval(r, dinv, i));
-    }
-    if (!dinv && !wrr)   /* z = r: r'z is r'r */
-        rz = rr;
-    rz = group_sum(rz, buf);
-    rr = group_sum(rr, buf);
-    if (get_local_id(0) == 0) {
-        part_rz[get_group_id(0)] = rz;
-        part_rr[get_group_id(0)] = rr;
-    }
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0))
+        r_step(i, b, 1, r, q, dinv, wrr, &rz, &rr);   /* b - 1 q: exactly b - q */
+    rz_rr_parts(rz, rr, dinv, wrr, 1, part_rz, part_rr, buf);
 }
 
 /* Entry i of p = z + beta pprev, z = M^-1 r (beta from the host, which has just reduced r'z). */
@@ -94,18 +109,6 @@ kernel void update_p_pack(uint n, global const real *r, global const real *dinv,
         buf[k] = pnew(r, dinv, pprev, beta, idx[k]);
     for (uint i = get_global_id(0); i < n; i += get_global_size(0))
         p[i] = pnew(r, dinv, pprev, beta, i);
-}
-
-/* r_i -= alpha q_i, adding the new r'z and r'r terms of entry i (z = M^-1 r; wrr as in
- * residual_init) */
-inline void r_step(uint i, real alpha, global real *r, global const real *q, global const real *dinv,
-                   global const real *wrr, dsum *srz, dsum *srr)
-{
-    const real ri = r[i] - alpha * q[i];
-    r[i] = ri;
-    *srr = dd_acc(*srr, wrr ? wrr[i] * ri * ri : ri * ri);
-    if (dinv || wrr)
-        *srz = dd_acc(*srz, ri * zval(r, dinv, i));
 }
 
 /* alpha = rz / pq; x += alpha p; r -= alpha q; partial sums of the new r'z and r'r.
@@ -131,16 +134,9 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
     dsum srz = DSUM0, srr = DSUM0;
     for (uint i = get_global_id(0); go && i < n; i += get_global_size(0)) {
         x[i] += alpha * p[i];
-        r_step(i, alpha, r, q, dinv, wrr, &srz, &srr);
+        r_step(i, r, alpha, r, q, dinv, wrr, &srz, &srr);
     }
-    if (!dinv && !wrr)   /* z = r: r'z is r'r */
-        srz = srr;
-    srz = group_sum(srz, buf);
-    srr = group_sum(srr, buf);
-    if (go && get_local_id(0) == 0) {
-        part_rz[get_group_id(0)] = srz;
-        part_rr[get_group_id(0)] = srr;
-    }
+    rz_rr_parts(srz, srr, dinv, wrr, go, part_rz, part_rr, buf);
     if (go && get_global_id(0) == 0) {
         scal[S_ALPHA] = alpha;
         scal[S_PQ] = pq;
@@ -155,15 +151,8 @@ kernel void update_r(uint n, real alpha, global real *r, global const real *q, g
 {
     dsum srz = DSUM0, srr = DSUM0;
     for (uint i = get_global_id(0); i < n; i += get_global_size(0))
-        r_step(i, alpha, r, q, dinv, wrr, &srz, &srr);
-    if (!dinv && !wrr)
-        srz = srr;
-    srz = group_sum(srz, buf);
-    srr = group_sum(srr, buf);
-    if (get_local_id(0) == 0) {
-        part_rz[get_group_id(0)] = srz;
-        part_rr[get_group_id(0)] = srr;
-    }
+        r_step(i, r, alpha, r, q, dinv, wrr, &srz, &srr);
+    rz_rr_parts(srz, srr, dinv, wrr, 1, part_rz, part_rr, buf);
 }
 
 /* p = z + beta pprev, z = M^-1 r, for the listed rows only (the host path forms these

@@ -670,9 +670,8 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
             }
             if (st == CLCG_OK)
                 st = xfer_queue(s);
-            if (st == CLCG_OK && !packed_ev)
-                st = clcg_cl_fail_if(clEnqueueMarkerWithWaitList(s->dev.queue, 0, NULL, &packed_ev),
-                                     "clEnqueueMarkerWithWaitList(pack)");
+            if (st == CLCG_OK && !packed_ev)   /* update_p_pack hands its event over */
+                st = clcg_error(CLCG_ERR_INTERNAL, "the ghost pack has no event to wait for");
             if (st == CLCG_OK)
                 st = clcg_cl_fail_if(clEnqueueReadBuffer(s->xq, s->pack_buf, CL_FALSE, 0,
                                                          (size_t)s->npack * sizeof(double), s->hpack, 1, &packed_ev,

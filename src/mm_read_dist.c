@@ -876,18 +876,6 @@ static inline int asm_records(const asm_job *j, int64_t k, rec x[2], int64_t seq
     return nx;
 }
 
-static void asm_count(void *arg, int64_t lo, int64_t hi)
-{
-    asm_job *j = arg;
-    for (int64_t k = j->m * lo / CHUNKS; k < j->m * hi / CHUNKS; k++) {
-        rec x[2];
-        int64_t seq[2];
-        const int nx = asm_records(j, k, x, seq);
-        for (int t = 0; t < nx; t++)
-            asm_tally(j, x[t].i, x[t].j < 0);
-    }
-}
-
 /* record (row i, column jj, value v), number seq in arrival order, to its row's next place */
 static inline void asm_put(asm_job *j, int64_t i, int64_t jj, double v, int mirror, int64_t seq)
 {
@@ -896,16 +884,31 @@ static inline void asm_put(asm_job *j, int64_t i, int64_t jj, double v, int mirr
     j->s[__atomic_fetch_add(cur, 1, __ATOMIC_RELAXED)] = (rec){seq, jj, v};
 }
 
-static void asm_place(void *arg, int64_t lo, int64_t hi)
+/* Chunks [lo, hi) of the block's items: count each record's row (place == 0), or put it at
+ * its row's next place (place == 1). */
+static void asm_chunks(asm_job *j, int64_t lo, int64_t hi, int place)
 {
-    asm_job *j = arg;
     for (int64_t k = j->m * lo / CHUNKS; k < j->m * hi / CHUNKS; k++) {
         rec x[2];
         int64_t seq[2];
         const int nx = asm_records(j, k, x, seq);
-        for (int t = 0; t < nx; t++)
-            asm_put(j, x[t].i, x[t].j >= 0 ? x[t].j : -1 - x[t].j, x[t].v, x[t].j < 0, seq[t]);
+        for (int t = 0; t < nx; t++) {
+            if (place)
+                asm_put(j, x[t].i, x[t].j >= 0 ? x[t].j : -1 - x[t].j, x[t].v, x[t].j < 0, seq[t]);
+            else
+                asm_tally(j, x[t].i, x[t].j < 0);
+        }
     }
+}
+
+static void asm_count(void *arg, int64_t lo, int64_t hi)
+{
+    asm_chunks(arg, lo, hi, 0);
+}
+
+static void asm_place(void *arg, int64_t lo, int64_t hi)
+{
+    asm_chunks(arg, lo, hi, 1);
 }
 
 /* each row sorted, and its length once duplicates are summed */
