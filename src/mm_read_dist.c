@@ -69,6 +69,33 @@ typedef struct {            /* sorted, summed rows [row0, row0+nrows) with globa
     double *val;
 } rows_t;
 
+/* Development aid: CLCG_LOAD_TRACE=1 prints each rank's time per loading step to stderr
+ * (lap), and within a step the time since the step's start or the last sub-step (sub). */
+static int trace_on = -1, trace_rank;
+static double trace_sub;
+
+static void lap(int rank, const char *step, double *t)
+{
+    if (trace_on < 0) {
+        const char *e = getenv("CLCG_LOAD_TRACE");
+        trace_on = e && *e && strcmp(e, "0") != 0;
+    }
+    const double now = MPI_Wtime();
+    if (trace_on > 0 && step)
+        fprintf(stderr, "load trace: rank %d: %-22s %.3f s\n", rank, step, now - *t);
+    *t = trace_sub = now;
+    trace_rank = rank;
+}
+
+static void sub(const char *step)
+{
+    if (trace_on > 0) {
+        const double now = MPI_Wtime();
+        fprintf(stderr, "load trace: rank %d:   %-20s %.3f s\n", trace_rank, step, now - trace_sub);
+        trace_sub = now;
+    }
+}
+
 static void rows_free(rows_t *a)
 {
     free(a->ptr);
@@ -259,9 +286,9 @@ static void parse_pieces(void *arg, int64_t lo, int64_t hi)
 
 /* clcg_mm_parse_entries of a coordinate text into an empty coo, in PARSE_PIECES line-aligned
  * pieces parsed by parallel threads straight into their places in coo: a piece of L
- * newlines holds at most L+1 entries, so each gets that much room (a fixed view that cannot
- * grow), and the pieces are moved together afterwards where blank or comment lines left
- * gaps.  Returns 0 when it did not do it (small text, an array, any piece that fails: the
+ * newlines holds at most L entries, one more when its last line has no newline, so each gets
+ * that much room (a fixed view that cannot grow), and the pieces are moved together
+ * afterwards only where blank or comment lines left gaps.  Returns 0 when it did not do it (small text, an array, any piece that fails: the
  * caller then parses serially and reports the first bad line as always), with coo left
  * empty. */
 static int parse_parallel(const char *path, const clcg_mm_header *open_h, const char *buf, size_t len,
@@ -289,10 +316,11 @@ static int parse_parallel(const char *path, const clcg_mm_header *open_h, const 
     clcg_parallel_for(PARSE_PIECES, count_pieces, j);
     for (int p = 0; p < PARSE_PIECES; p++) {
         const int64_t nl = j->lines[p];
+        const size_t e = j->start[p + 1];
         j->lines[p] = line;
         line += nl;
         j->at[p] = room;
-        room += nl + 1;
+        room += nl + (e > j->start[p] && buf[e - 1] != '\n');   /* an unterminated last line */
     }
     if (clcg_coo_reserve(coo, room) != CLCG_OK) {
         clcg_error_clear();
@@ -427,8 +455,9 @@ static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_hea
         buf = own;
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-
+    sub("map");
     nl = count_newlines_par(buf, len);
+    sub("newlines");
     CLCG_CHECK(st, mpi_ok(MPI_Exscan(&nl, &before, 1, MPI_INT64_T, MPI_SUM, comm),
                           "MPI_Exscan of the line counts"), out);
     if (rank == 0)
@@ -766,7 +795,9 @@ static clcg_status to_blocks(MPI_Comm comm, MPI_Datatype rt, int64_t n, clcg_coo
             *held = coo->len + total;
         clcg_parallel_for(CHUNKS, spread_place, &job);
     }
+    sub("count and pack");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), done);
+    sub("wait for all");
     st = exchange(comm, rt, job.sbuf, tot, &out->recv, &m, &low, held);
     if (st == CLCG_OK) {
         out->seg[0] = out->recv;
@@ -783,6 +814,55 @@ done:
 }
 
 /* ---- assembling a block of rows ---- */
+
+/* Exclusive prefix sums of n counts, in parallel threads: out[i] = base + in[0] + ... +
+ * in[i-1] for i = 0..n (out may be in, shifted: out == in + 1 is not allowed, out == in is). */
+#define SCAN_CHUNKS 64
+
+typedef struct {
+    const int64_t *in;
+    int64_t *out, n, base;
+    int64_t sum[SCAN_CHUNKS + 1];
+} scan_job;
+
+static void scan_sums(void *arg, int64_t lo, int64_t hi)
+{
+    scan_job *j = arg;
+    for (int64_t c = lo; c < hi; c++) {
+        int64_t t = 0;
+        for (int64_t i = j->n * c / SCAN_CHUNKS; i < j->n * (c + 1) / SCAN_CHUNKS; i++)
+            t += j->in[i];
+        j->sum[c] = t;
+    }
+}
+
+static void scan_fill(void *arg, int64_t lo, int64_t hi)
+{
+    scan_job *j = arg;
+    for (int64_t c = lo; c < hi; c++) {
+        int64_t t = j->sum[c];
+        for (int64_t i = j->n * c / SCAN_CHUNKS; i < j->n * (c + 1) / SCAN_CHUNKS; i++) {
+            const int64_t x = j->in[i];
+            j->out[i] = t;
+            t += x;
+        }
+    }
+}
+
+static int64_t scan_par(const int64_t *in, int64_t *out, int64_t n, int64_t base)
+{
+    scan_job j = {in, out, n, base, {0}};
+    int64_t t = base;
+    clcg_parallel_for(SCAN_CHUNKS, scan_sums, &j);
+    for (int c = 0; c < SCAN_CHUNKS; c++) {
+        const int64_t x = j.sum[c];
+        j.sum[c] = t;
+        t += x;
+    }
+    clcg_parallel_for(SCAN_CHUNKS, scan_fill, &j);
+    out[n] = t;
+    return t;
+}
 
 /* Records of a block are counted and placed by row in parallel threads, each claiming its
  * place with an atomic add, so a row's records arrive in any order; each record's i then
@@ -823,7 +903,7 @@ typedef struct {
                                ranks only the records of rows in this block are taken */
     int expand, symmetric;  /* coo: off-diagonals also as (j, i), a mirror unless symmetric */
     int64_t m, row0, nrows, ma;
-    int64_t *pa, *pm;       /* counts at [li+1], then row starts (mirrors: after ma) */
+    int64_t *pa, *pm;       /* counts at [li], then row starts (mirrors: after ma) */
     int64_t *next;          /* cursors: rows, then mirror rows */
     int64_t *len;           /* rows' lengths after summing duplicates */
     rows_t *out;            /* the rows being summed */
@@ -838,7 +918,7 @@ static inline void asm_tally(asm_job *j, int64_t i, int mirror)
     if (li < 0 || li >= j->nrows)
         j->bad = 1;
     else
-        __atomic_fetch_add(mirror ? &j->pm[li + 1] : &j->pa[li + 1], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(mirror ? &j->pm[li] : &j->pa[li], 1, __ATOMIC_RELAXED);
 }
 
 static inline int in_block(const asm_job *j, int64_t i)
@@ -901,6 +981,16 @@ static void asm_chunks(asm_job *j, int64_t lo, int64_t hi, int place)
     }
 }
 
+/* each row's next place: its start (mirror rows after the rows) */
+static void asm_cursors(void *arg, int64_t lo, int64_t hi)
+{
+    asm_job *j = arg;
+    for (int64_t i = lo; i < hi; i++) {
+        j->next[i] = j->pa[i];
+        j->next[j->nrows + i] = j->ma + j->pm[i];
+    }
+}
+
 static void asm_count(void *arg, int64_t lo, int64_t hi)
 {
     asm_chunks(arg, lo, hi, 0);
@@ -958,15 +1048,11 @@ static void asm_compact(void *arg, int64_t lo, int64_t hi)
 /* Row starts from lengths len[0..nrows), and room for the entries. */
 static clcg_status rows_alloc(rows_t *a, int64_t row0, int64_t nrows, const int64_t *len)
 {
-    int64_t w = 0;
+    int64_t w;
     a->row0 = row0;
     a->nrows = nrows;
     CLCG_CALL(clcg_malloc(&a->ptr, (size_t)nrows + 1, sizeof *a->ptr, "row pointers"));
-    for (int64_t i = 0; i < nrows; i++) {
-        a->ptr[i] = w;
-        w += len[i];
-    }
-    a->ptr[nrows] = w;
+    w = scan_par(len, a->ptr, nrows, 0);
     CLCG_CALL(clcg_malloc(&a->col, (size_t)w + 1, sizeof *a->col, "column indices"));
     CLCG_CALL(clcg_malloc(&a->val, (size_t)w + 1, sizeof *a->val, "matrix values"));
     return CLCG_OK;
@@ -982,13 +1068,15 @@ static void drop_input(block_recs *r, clcg_coo *coo)
 }
 
 /* The records of my block as sorted, summed rows a, and the mirror records as rows mir
- * (A(j,i) filed under row i, column j): those in coo's triplets and those other ranks sent
- * (r; NULL on one rank).  Both inputs are freed here. */
+ * (A(j,i) filed under row i, column j; left empty where there are none: a symmetric file, or
+ * no symmetry check): those in coo's triplets and those other ranks sent (r; NULL on one
+ * rank).  Both inputs are freed here. */
 static clcg_status assemble_block(block_recs *r, clcg_coo *coo, int expand, int symmetric,
                                   int64_t row0, int64_t nrows, rows_t *a, rows_t *mir, int64_t *held)
 {
     asm_job j = {r, NULL, coo, expand, symmetric, coo->len + (r ? r->n[0] + r->n[1] : 0),
                  row0, nrows, 0, NULL, NULL, NULL, NULL, NULL, 0, 0};
+    const int mirrors = expand && !symmetric;   /* else there are no mirror rows */
     rows_t out[2] = {{0}, {0}};
     clcg_status st = CLCG_OK;
 
@@ -996,37 +1084,43 @@ static clcg_status assemble_block(block_recs *r, clcg_coo *coo, int expand, int 
     CLCG_CHECK(st, clcg_calloc(&j.pm, (size_t)nrows + 1, sizeof *j.pm, "assembly counts"), out);
     CLCG_CHECK(st, clcg_malloc(&j.next, (size_t)nrows * 2 + 1, sizeof *j.next, "assembly cursors"), out);
     clcg_parallel_for(CHUNKS, asm_count, &j);
+    sub("count");
     if (j.bad) {
         st = clcg_error(CLCG_ERR_INTERNAL, "a matrix entry was sent to the wrong rank");
         goto out;
     }
-    for (int64_t i = 0; i < nrows; i++) {
-        j.pa[i + 1] += j.pa[i];
-        j.pm[i + 1] += j.pm[i];
-    }
-    j.ma = j.pa[nrows];
+    j.ma = scan_par(j.pa, j.pa, nrows, 0);
+    if (mirrors)
+        scan_par(j.pm, j.pm, nrows, 0);
     if (j.ma + j.pm[nrows] > *held)
         *held = j.ma + j.pm[nrows];
-    for (int64_t i = 0; i < nrows; i++) {
-        j.next[i] = j.pa[i];
-        j.next[nrows + i] = j.ma + j.pm[i];
-    }
+    clcg_parallel_for(nrows, asm_cursors, &j);
+    sub("row starts");
     CLCG_CHECK(st, clcg_malloc(&j.s, (size_t)(j.ma + j.pm[nrows]) + 1, sizeof *j.s, "assembly scratch"), out);
+    sub("scratch");
     clcg_parallel_for(CHUNKS, asm_place, &j);
+    sub("place");
     drop_input(r, coo);        /* placed: the inputs are no longer needed */
+    sub("free input");
     j.len = j.next;          /* the cursors are spent: lengths of rows, then mirror rows */
     clcg_parallel_for(nrows, asm_sort, &j);
+    sub("sort");
     CLCG_CHECK(st, rows_alloc(&out[0], row0, nrows, j.len), out);
+    sub("rows alloc");
     j.out = &out[0];
     clcg_parallel_for(nrows, asm_compact, &j);
+    sub("compact");
     *a = out[0];
     out[0] = (rows_t){0};
+    if (!mirrors)
+        goto out;
     CLCG_CHECK(st, rows_alloc(&out[1], row0, nrows, j.len + nrows), out);
     j.out = &out[1];
     j.mirror = 1;
     clcg_parallel_for(nrows, asm_compact, &j);
     *mir = out[1];
     out[1] = (rows_t){0};
+    sub("mirrors");
 out:
     drop_input(r, coo);
     free(j.s);
@@ -1162,16 +1256,19 @@ static void owners_pack(void *arg, int64_t lo, int64_t hi)
     }
 }
 
-/* the kept rows klo.. of b into rows row0.. of A, entries from off on */
+/* The kept rows klo..khi of b into A's rows from rowptr on, entries from off on: chunk c of
+ * CHUNKS of the rows' starts, and of their entries (one contiguous stretch). */
 static void owners_keep(void *arg, int64_t lo, int64_t hi)
 {
     owners_job *j = arg;
-    const int64_t base = j->b->ptr[j->klo];
-    for (int64_t t = lo; t < hi; t++) {
-        const int64_t li = j->klo + t, k0 = j->b->ptr[li], len = j->b->ptr[li + 1] - k0;
-        j->rowptr[t] = j->off + k0 - base;
-        memcpy(j->gcol + j->off + k0 - base, j->b->col + k0, (size_t)len * sizeof *j->gcol);
-        memcpy(j->val + j->off + k0 - base, j->b->val + k0, (size_t)len * sizeof *j->val);
+    const int64_t base = j->b->ptr[j->klo], nk = j->khi - j->klo;
+    for (int64_t c = lo; c < hi; c++) {
+        const int64_t t0 = nk * c / CHUNKS, t1 = nk * (c + 1) / CHUNKS;
+        const int64_t e0 = j->kept * c / CHUNKS, e1 = j->kept * (c + 1) / CHUNKS;
+        for (int64_t t = t0; t < t1; t++)
+            j->rowptr[t] = j->off + j->b->ptr[j->klo + t] - base;
+        memcpy(j->gcol + j->off + e0, j->b->col + base + e0, (size_t)(e1 - e0) * sizeof *j->gcol);
+        memcpy(j->val + j->off + e0, j->b->val + base + e0, (size_t)(e1 - e0) * sizeof *j->val);
     }
 }
 
@@ -1273,10 +1370,13 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
         j.sbuf = sbuf;
         clcg_parallel_for(b->nrows, owners_pack, &j);
     }
+    sub("pack");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    sub("wait for all");
     CLCG_CHECK(st, exchange(comm, rt, sbuf, cnt, &rbuf, &m, &split, held), out);
     free(sbuf);
     sbuf = NULL;
+    sub("alltoallv");
 
     /* received: rows below the kept ones (from lower ranks), then rows above them */
     A->row0 = f0;
@@ -1305,6 +1405,7 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
         st = clcg_malloc(gcol, (size_t)A->nnz + 1, sizeof **gcol, "global column indices");
     if (st == CLCG_OK)      /* filled by clcg_halo_setup */
         st = clcg_malloc(&A->colind, (size_t)A->nnz + 1, sizeof *A->colind, "column indices");
+    sub("alloc");
     if (st == CLCG_OK) {
         int good;
         j.gcol = *gcol;
@@ -1312,11 +1413,12 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
         good = unpack_segment(&j, rbuf, split, f0, g0 - f0, 0, A->rowptr);
         j.rowptr = A->rowptr + (g0 - f0);
         j.off = split;
-        clcg_parallel_for(j.khi - j.klo, owners_keep, &j);
+        clcg_parallel_for(CHUNKS, owners_keep, &j);
         good = good && unpack_segment(&j, rbuf + split, m - split, g1, f1 - g1, split + j.kept, A->rowptr + (g1 - f0));
         if (!good)
             st = clcg_error(CLCG_ERR_INTERNAL, "matrix entries arrived out of order");
     }
+    sub("unpack and keep");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 out:
     rows_free(b);
@@ -1324,20 +1426,6 @@ out:
     free(rbuf);
     free(cnt);
     return st;
-}
-
-/* Development aid: CLCG_LOAD_TRACE=1 prints each rank's time per loading step to stderr. */
-static void lap(int rank, const char *step, double *t)
-{
-    static int on = -1;
-    if (on < 0) {
-        const char *e = getenv("CLCG_LOAD_TRACE");
-        on = e && *e && strcmp(e, "0") != 0;
-    }
-    const double now = MPI_Wtime();
-    if (on)
-        fprintf(stderr, "load trace: rank %d: %-22s %.3f s\n", rank, step, now - *t);
-    *t = now;
 }
 
 clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetry,
@@ -1356,6 +1444,7 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
+    lap(rank, NULL, &tl);
     memset(A, 0, sizeof *A);
     memset(info, 0, sizeof *info);
     *gcol = NULL;
