@@ -453,11 +453,25 @@ typedef struct {
     int par, half;
 } x_tail;
 
+/* Share of the rows in the first half (development: CLCG_X_SPLIT=F, 0 < F < 1). */
+static double x_split(void)
+{
+    static double f = -1.0;
+    if (f < 0.0) {
+        const char *e = getenv("CLCG_X_SPLIT");
+        f = e && *e ? strtod(e, NULL) : 0.5;
+        if (!(f > 0.0 && f < 1.0))
+            f = 0.5;
+    }
+    return f;
+}
+
 static clcg_status enqueue_x_tail(cg_ctx *c, int d, const x_tail *xt)
 {
     clcg_slice *s = &c->s[d];
     cl_kernel ka = s->k[K_AXPY];
-    const cl_uint h = (cl_uint)(s->nrows / 2), lo = xt->half ? h : 0, hi = xt->half ? (cl_uint)s->nrows : h;
+    const cl_uint h = (cl_uint)((double)s->nrows * x_split()), lo = xt->half ? h : 0,
+                  hi = xt->half ? (cl_uint)s->nrows : h;
     if (lo == hi)
         return CLCG_OK;
     CLCG_CL(clSetKernelArg(ka, 0, sizeof(cl_uint), &lo));
@@ -753,6 +767,22 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
     return st;
 }
 
+/* Whether update_p_pack's ghost pack runs as a launch of its own before all of p is formed,
+ * so that the boundary values leave earlier, at the cost of one launch.  On 2 H200
+ * (nvidia-h200-x2, 2026-11-23 09:40 UTC, Poisson 256^3, `neighbor`) the interior SpMV of
+ * 8.4 M rows (223 us) was shorter than the halo's way through host memory: the boundary SpMV
+ * waited 38-44 us for the ghosts, 3-9 us with the pack first (strong 0.489 -> 0.469 ms, median
+ * of three runs); with 16.8 M rows the interior SpMV hides the halo and the extra launch only
+ * costs (weak 0.794 -> 0.803 ms).  CLCG_PACK_FIRST=0|1 overrides (development and tests). */
+#define PACK_FIRST_ROWS 10000000
+static int pack_first(const clcg_slice *s)
+{
+    const char *e = getenv("CLCG_PACK_FIRST");
+    if (e && *e)
+        return *e != '0';
+    return s->nrows < PACK_FIRST_ROWS;
+}
+
 static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
 {
     const clcg_solve_opts so = {c->o->rtol, c->o->max_it, c->o->precond, c->o->monitor && !c->o->quiet};
@@ -831,8 +861,19 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
                                  "clSetKernelArg(update_p_pack)");
             if (st == CLCG_OK)
                 st = set_dinv(ku, 2, s);
-            if (st == CLCG_OK)
+            if (st == CLCG_OK && s->npack && pack_first(s)) {
+                /* the boundary values alone first, so that they leave while all of p is formed */
+                st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){0}), "clSetKernelArg");
+                if (st == CLCG_OK)
+                    st = launch_ev(c, d, ku, K_UPDATE_P, &s->vec, &s->packed_ev);
+                if (st == CLCG_OK)
+                    st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->nrows}) |
+                                         clSetKernelArg(ku, 6, sizeof(cl_uint), &(cl_uint){0}), "clSetKernelArg");
+                if (st == CLCG_OK)
+                    st = launch(c, d, ku, K_UPDATE_P, &s->vec);
+            } else if (st == CLCG_OK) {
                 st = launch_ev(c, d, ku, K_UPDATE_P, &s->vec, s->npack ? &s->packed_ev : NULL);
+            }
         }
         if (k == 2 && st == CLCG_OK)
             st = clcg_fault_point(c->rank, "solve");

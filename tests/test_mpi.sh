@@ -71,6 +71,17 @@ for m in $list; do
     done
   done
 done
+# p and the ghost pack in their own pass before the plain SpMV (large SELL slices), the pack
+# in the same launch as p or in one of its own first: the reference's iterates on 3 ranks
+"$CLCG_BIN" --reference --generate poisson3d:14 --json "$t/ref.json" -q
+base=$(json_num "$t/ref.json" iterations)
+for pf in 0 1; do
+  CLCG_P_PASS=split CLCG_PACK_FIRST=$pf timeout 300 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:14 --format sell \
+    --exchange neighbor --json "$t/pf.json" -q; rc=$?
+  it=$(json_num "$t/pf.json" iterations); tr=$(json_num "$t/pf.json" true)
+  [ $rc -eq 0 ] && absdiff_le "$it" "$base" 1 && le "$tr" 1e-7
+  ok $? "p in a pass of its own, CLCG_PACK_FIRST=$pf, 3 ranks: $it iterations (reference $base, +-1), true residual $tr"
+done
 # generated problems, each rank building only its own rows
 for np in 1 2 3 4; do
   timeout 300 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson3d:13 --json "$t/g.json" -q; rc=$?
