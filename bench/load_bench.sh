@@ -2,14 +2,19 @@
 # Load times of one large matrix: the Matrix Market text and the binary form, on 1 rank
 # (singleton and under mpirun) and on several ranks, with --load-only; one line per run,
 # the program's own read / partition / setup split and the wall time of the whole command.
-# usage: bench/load_bench.sh OUTDIR [PROBLEM] [RANKS]      (in a built tree)
-#   PROBLEM: a generator spec (default poisson3d:256); RANKS: mpirun rank counts ("2 4 8")
+# usage: bench/load_bench.sh OUTDIR [PROBLEM] [RANKS] [CORES]      (in a built tree)
+#   PROBLEM: a generator spec (default poisson3d:256); RANKS: mpirun rank counts ("2 4 8");
+#   CORES: also run 1 and RANKS ranks with CORES cores each, bound (--map-by slot:PE=CORES
+#   --bind-to core: as when every rank brings its own cores, as on separate nodes); rows
+#   "PxCc".  Without it the ranks share the machine's cores (--bind-to none).
 set -u
 out=${1:-load-out}
 prob=${2:-poisson3d:256}
 ranks=${3:-"2 4 8"}
+cores=${4:-}
 bin=${CLCG_BIN:-./clcg-mpi}
 mpi=${MPIEXEC:-mpirun --allow-run-as-root --bind-to none}
+mpib=${MPIEXEC_BOUND:-mpirun --allow-run-as-root}
 mkdir -p "$out"
 mtx=${CLCG_LOAD_DIR:-/tmp}/load-bench.mtx
 bin_file=${CLCG_LOAD_DIR:-/tmp}/load-bench.bin
@@ -27,9 +32,15 @@ cat "$mtx" "$bin_file" >/dev/null   # both in the page cache
 printf '%-7s %-10s %7s %7s %9s %7s\n' input ranks wall read partition setup | tee -a "$out/load.txt"
 for f in "$mtx" "$bin_file"; do
   kind=$([ "$f" = "$mtx" ] && echo .mtx || echo binary)
-  for r in singleton 1 $ranks; do
+  bound=""
+  [ -n "$cores" ] && for r in 1 $ranks; do bound="$bound ${r}x${cores}c"; done
+  for r in singleton 1 $ranks $bound; do
     for rep in 1 2; do
-      if [ "$r" = singleton ]; then w=$(wall $bin "$f" --load-only); else w=$(wall $mpi -n "$r" $bin "$f" --load-only); fi
+      case $r in
+        singleton) w=$(wall $bin "$f" --load-only) ;;
+        *x*c) w=$(wall $mpib -n "${r%%x*}" --map-by "slot:PE=$cores" --bind-to core $bin "$f" --load-only) ;;
+        *) w=$(wall $mpi -n "$r" $bin "$f" --load-only) ;;
+      esac
       line=$(grep -o 'read [0-9.]* s, partition [0-9.]* s, setup [0-9.]* s' "$out/last.txt" | awk '{print $2, $5, $8}')
       printf '%-7s %-10s %7s %7s %9s %7s\n' "$kind" "$r" "$w" $line | tee -a "$out/load.txt"
     done
