@@ -55,11 +55,15 @@ def iteration(n_total, P, mode, variant, net, N2=256 * 256):
     vec = 88 * nr if variant == "single-reduction" else 72 * nr
     spmv = 12 * nnz_r + 20 * nr
     launches = 5 if variant == "single-reduction" else 8
+    # slices under 10 M rows pack the boundary values in a launch of their own first, so the
+    # halo also runs beside the forming of p (24 n bytes) (src/cg_ocl.c, PACK_FIRST_ROWS)
+    pack_first = variant == "standard" and nr < 10e6
+    launches += 1 if pack_first else 0
     reductions = 1 if variant == "single-reduction" else 2
     t_kernels = (vec + spmv) / BW + launches * T_LAUNCH
     t_cover = 0.0 if variant == "single-reduction" else 12 * nr / BW
     t_sync = reductions * max(0.0, T_SYNC - t_cover)
-    t_spmv_interior = spmv / BW * max(0.0, 1 - halo / nr)
+    t_spmv_interior = spmv / BW * max(0.0, 1 - halo / nr) + (24 * nr / BW if pack_first else 0.0)
     # host <-> device staging of what leaves and what arrives
     if mode == "allgather":
         sent, recv = 8 * nr, 8 * halo
@@ -72,7 +76,8 @@ def iteration(n_total, P, mode, variant, net, N2=256 * 256):
         t_mpi = msgs * net["lat"] + 8 * halo / net["bw"]
     t_stage = (sent + recv) / PCIE
     t_red = reductions * (net["allreduce"] if "allreduce" in net else net["allreduce_step"] * math.log2(P))
-    # the halo (staging both ways, MPI, the host's part) runs beside the interior SpMV
+    # the halo (staging both ways, MPI, the host's part) runs beside the interior SpMV (and
+    # the forming of p, where the pack comes first)
     t_halo = t_stage + t_mpi + T_HALO_HOST
     t = t_kernels + t_sync + max(0.0, t_halo - t_spmv_interior) + t_red
     return t, t_halo + t_red
