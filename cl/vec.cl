@@ -54,9 +54,6 @@ kernel void pack(uint n, global const uint *idx, global const real *x, global re
         buf[k] = x[idx[k]];
 }
 
-/* r = b - q; partial sums of r'z (z = M^-1 r) and r'r into part_rz[g], part_rr[g].
- * wrr (or NULL) weighs r'r: a system scaled as D^-1/2 A D^-1/2 measures the residual of
- * the original one as sum d_i r_i^2. */
 /* r_i = src_i - alpha q_i (src may be r itself), adding the new r'z and r'r terms of entry
  * i (z = M^-1 r; wrr as in residual_init) */
 inline void r_step(uint i, global const real *src, real alpha, global real *r, global const real *q,
@@ -84,6 +81,9 @@ inline void rz_rr_parts(dsum srz, dsum srr, global const real *dinv, global cons
     }
 }
 
+/* r = b - q; partial sums of r'z (z = M^-1 r) and r'r into part_rz[g], part_rr[g].
+ * wrr (or NULL) weighs r'r: a system scaled as D^-1/2 A D^-1/2 measures the residual of
+ * the original one as sum d_i r_i^2. */
 kernel void residual_init(uint n, global const real *b, global const real *q, global real *r,
                           global const real *dinv, global dsum *part_rz, global dsum *part_rr,
                           local dsum *buf, global const real *wrr)

@@ -862,10 +862,11 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             if (st == CLCG_OK)
                 st = set_dinv(ku, 2, s);
             if (st == CLCG_OK && s->npack && pack_first(s)) {
-                /* the boundary values alone first, so that they leave while all of p is formed */
+                /* the boundary values alone first, so that they leave while all of p is formed
+                   (profiled as the pack: update_p_pack's count is of all rows) */
                 st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){0}), "clSetKernelArg");
                 if (st == CLCG_OK)
-                    st = launch_ev(c, d, ku, K_UPDATE_P, &s->vec, &s->packed_ev);
+                    st = launch_ev(c, d, ku, K_PACK, &s->vec, &s->packed_ev);
                 if (st == CLCG_OK)
                     st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->nrows}) |
                                          clSetKernelArg(ku, 6, sizeof(cl_uint), &(cl_uint){0}), "clSetKernelArg");

@@ -288,9 +288,9 @@ static void parse_pieces(void *arg, int64_t lo, int64_t hi)
  * pieces parsed by parallel threads straight into their places in coo: a piece of L
  * newlines holds at most L entries, one more when its last line has no newline, so each gets
  * that much room (a fixed view that cannot grow), and the pieces are moved together
- * afterwards only where blank or comment lines left gaps.  Returns 0 when it did not do it (small text, an array, any piece that fails: the
- * caller then parses serially and reports the first bad line as always), with coo left
- * empty. */
+ * afterwards only where blank or comment lines left gaps.  Returns 0 when it did not do it
+ * (small text, an array, any piece that fails: the caller then parses serially and reports
+ * the first bad line as always), with coo left empty. */
 static int parse_parallel(const char *path, const clcg_mm_header *open_h, const char *buf, size_t len,
                           int64_t first_line, clcg_coo *coo, int64_t *k)
 {
@@ -815,14 +815,15 @@ done:
 
 /* ---- assembling a block of rows ---- */
 
-/* Exclusive prefix sums of n counts, in parallel threads: out[i] = base + in[0] + ... +
- * in[i-1] for i = 0..n (out may be in, shifted: out == in + 1 is not allowed, out == in is). */
+/* Exclusive prefix sums of n counts, in parallel threads: out[i] = in[0] + ... + in[i-1]
+ * for i = 0..n, the total returned.  out may be in itself (each entry is read before it is
+ * written), not a shifted view of it. */
 #define SCAN_CHUNKS 64
 
 typedef struct {
     const int64_t *in;
-    int64_t *out, n, base;
-    int64_t sum[SCAN_CHUNKS + 1];
+    int64_t *out, n;
+    int64_t sum[SCAN_CHUNKS];
 } scan_job;
 
 static void scan_sums(void *arg, int64_t lo, int64_t hi)
@@ -849,10 +850,10 @@ static void scan_fill(void *arg, int64_t lo, int64_t hi)
     }
 }
 
-static int64_t scan_par(const int64_t *in, int64_t *out, int64_t n, int64_t base)
+static int64_t scan_par(const int64_t *in, int64_t *out, int64_t n)
 {
-    scan_job j = {in, out, n, base, {0}};
-    int64_t t = base;
+    scan_job j = {in, out, n, {0}};
+    int64_t t = 0;
     clcg_parallel_for(SCAN_CHUNKS, scan_sums, &j);
     for (int c = 0; c < SCAN_CHUNKS; c++) {
         const int64_t x = j.sum[c];
@@ -1052,7 +1053,7 @@ static clcg_status rows_alloc(rows_t *a, int64_t row0, int64_t nrows, const int6
     a->row0 = row0;
     a->nrows = nrows;
     CLCG_CALL(clcg_malloc(&a->ptr, (size_t)nrows + 1, sizeof *a->ptr, "row pointers"));
-    w = scan_par(len, a->ptr, nrows, 0);
+    w = scan_par(len, a->ptr, nrows);
     CLCG_CALL(clcg_malloc(&a->col, (size_t)w + 1, sizeof *a->col, "column indices"));
     CLCG_CALL(clcg_malloc(&a->val, (size_t)w + 1, sizeof *a->val, "matrix values"));
     return CLCG_OK;
@@ -1089,9 +1090,9 @@ static clcg_status assemble_block(block_recs *r, clcg_coo *coo, int expand, int 
         st = clcg_error(CLCG_ERR_INTERNAL, "a matrix entry was sent to the wrong rank");
         goto out;
     }
-    j.ma = scan_par(j.pa, j.pa, nrows, 0);
+    j.ma = scan_par(j.pa, j.pa, nrows);
     if (mirrors)
-        scan_par(j.pm, j.pm, nrows, 0);
+        scan_par(j.pm, j.pm, nrows);
     if (j.ma + j.pm[nrows] > *held)
         *held = j.ma + j.pm[nrows];
     clcg_parallel_for(nrows, asm_cursors, &j);
@@ -1316,6 +1317,20 @@ static int unpack_segment(owners_job *j, const rec *rbuf, int64_t m, int64_t row
     return !j->bad;
 }
 
+/* The assembled arrays of b become A's rows and global columns as they are (b lets go of them);
+ * A's local column indices get room, to be filled by clcg_halo_setup. */
+static clcg_status adopt_rows(rows_t *b, clcg_csr *A, clcg_gidx **gcol)
+{
+    CLCG_CALL(clcg_malloc(&A->colind, (size_t)A->nnz + 1, sizeof *A->colind, "column indices"));
+    A->rowptr = b->ptr;
+    A->val = b->val;
+    *gcol = b->col;
+    b->ptr = NULL;
+    b->val = NULL;
+    b->col = NULL;
+    return CLCG_OK;
+}
+
 /* Exchange 2: the assembled block rows (freed here) to their final owners, where they
  * arrive in (row, column) order: my rows as A and gcol.  The rows that stay on this rank
  * (most of them: the split by nonzeros is near the even one) do not travel. */
@@ -1335,13 +1350,7 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
         A->row0 = 0;
         A->nrows = b->nrows;
         A->nnz = total;
-        A->rowptr = b->ptr;
-        A->val = b->val;
-        *gcol = b->col;
-        b->ptr = NULL;
-        b->val = NULL;
-        b->col = NULL;
-        st = clcg_malloc(&A->colind, (size_t)total + 1, sizeof *A->colind, "column indices");
+        st = adopt_rows(b, A, gcol);
         if (total > *held)
             *held = total;
         return st;
@@ -1386,15 +1395,7 @@ static clcg_status to_owners(MPI_Comm comm, MPI_Datatype rt, rows_t *b, const in
         /* my rows are the first rows of my block and nothing arrived: its arrays become mine
            as they are (the rows that went up leave room unused at their ends; growing or
            moving them would cost more than the copy saves) */
-        st = clcg_malloc(&A->colind, (size_t)A->nnz + 1, sizeof *A->colind, "column indices");
-        if (st == CLCG_OK) {
-            A->rowptr = b->ptr;
-            A->val = b->val;
-            *gcol = b->col;
-            b->ptr = NULL;
-            b->val = NULL;
-            b->col = NULL;
-        }
+        st = adopt_rows(b, A, gcol);
         CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
         goto out;
     }

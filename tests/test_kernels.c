@@ -1395,6 +1395,30 @@ static void test_elementwise(void)
     clReleaseKernel(kpack);
 }
 
+/* After a launch of shape L that wrote r (n entries) and the partial sums of r'z and r'r:
+ * r against want (within tol), the sums against rz and rr (sums: how to name them), nothing
+ * past 2 ng partials written, no guard broken.  got: room for n entries.  Returns the faults. */
+static int64_t check_r_sums(const shape *L, int64_t n, cl_mem br, cl_mem brz, cl_mem brr, double *got,
+                            const double *want, const double *tol, const char *sums, double rz, double rz_tol,
+                            double rr, double rr_tol)
+{
+    double prz[NPARTS], prr[NPARTS];
+    char what[64];
+    int64_t bad = 0;
+    get(br, (size_t)n, got);
+    get(brz, NPARTS, prz);
+    get(brr, NPARTS, prr);
+    snprintf(what, sizeof what, "r (wg %zu x %zu)", L->wg, L->ng);
+    bad += mismatches(what, n, got, want, tol) + guard_broken(what, br, (size_t)n);
+    snprintf(what, sizeof what, "%sr'z (wg %zu x %zu)", sums, L->wg, L->ng);
+    bad += !close_to(what, psum((int64_t)L->ng, prz), rz, rz_tol);
+    snprintf(what, sizeof what, "%sr'r (wg %zu x %zu)", sums, L->wg, L->ng);
+    bad += !close_to(what, psum((int64_t)L->ng, prr), rr, rr_tol);
+    bad += touched("part_rz", 2 * (int64_t)L->ng, NPARTS, prz) + touched("part_rr", 2 * (int64_t)L->ng, NPARTS, prr);
+    bad += guard_broken("part_rz", brz, NPARTS) + guard_broken("part_rr", brr, NPARTS);
+    return bad;
+}
+
 /* residual_init: r = b - q and the partial sums of r'z, r'r */
 static void test_residual_init(void)
 {
@@ -1408,7 +1432,7 @@ static void test_residual_init(void)
             reseed(label);
             double *b = rvec(n, -1.0, 1.0), *q = rvec(n, -1.0, 1.0), *d = rvec(n, 0.5, 2.0);
             double *want = xmalloc((size_t)n, sizeof *want), *got = xmalloc((size_t)n, sizeof *got);
-            double *tol = xmalloc((size_t)n, sizeof *tol), prz[NPARTS], prr[NPARTS];
+            double *tol = xmalloc((size_t)n, sizeof *tol);
             double rz = 0.0, rr = 0.0, rzabs = 0.0;
             for (int64_t i = 0; i < n; i++) {
                 want[i] = b[i] - q[i];
@@ -1423,7 +1447,6 @@ static void test_residual_init(void)
             cl_mem br = dbuf((size_t)n), brz = dbuf(NPARTS), brr = dbuf(NPARTS);
             for (int t = 0; t < NSHAPES(all_shapes); t++) {
                 const shape *L = &all_shapes[t];
-                char what[64];
                 if (!shape_fits(L))
                     continue;
                 poison(br, (size_t)n);
@@ -1440,18 +1463,7 @@ static void test_residual_init(void)
                 al(&a, L->wg);
                 am(&a, NULL);   /* wrr: unweighted r'r */
                 launch(k, L);
-                get(br, (size_t)n, got);
-                get(brz, NPARTS, prz);
-                get(brr, NPARTS, prr);
-                snprintf(what, sizeof what, "r (wg %zu x %zu)", L->wg, L->ng);
-                bad += mismatches(what, n, got, want, tol);
-                snprintf(what, sizeof what, "r'z (wg %zu x %zu)", L->wg, L->ng);
-                bad += !close_to(what, psum((int64_t)L->ng, prz), rz, rz_tol);
-                snprintf(what, sizeof what, "r'r (wg %zu x %zu)", L->wg, L->ng);
-                bad += !close_to(what, psum((int64_t)L->ng, prr), rr, rr_tol);
-                bad += touched("part_rz", 2 * (int64_t)L->ng, NPARTS, prz) + touched("part_rr", 2 * (int64_t)L->ng, NPARTS, prr);
-                bad += guard_broken("r", br, (size_t)n) + guard_broken("part_rz", brz, NPARTS) +
-                       guard_broken("part_rr", brr, NPARTS);
+                bad += check_r_sums(L, n, br, brz, brr, got, want, tol, "", rz, rz_tol, rr, rr_tol);
             }
             tap_ok(bad == 0, "%s: r = b - q exactly, r'z and r'r partials, %d launch shapes", label,
                    NSHAPES(all_shapes));
@@ -1568,7 +1580,7 @@ static void test_update_r(void)
             reseed(label);
             double *r = rvec(n, -1.0, 1.0), *q = rvec(n, -1.0, 1.0), *d = rvec(n, 0.5, 2.0);
             double *rw = xmalloc((size_t)n, sizeof *rw), *rt = xmalloc((size_t)n, sizeof *rt);
-            double *got = xmalloc((size_t)n, sizeof *got), prz[NPARTS], prr[NPARTS];
+            double *got = xmalloc((size_t)n, sizeof *got);
             const double alpha = uni(0.1, 2.0);
             double srz = 0.0, srr = 0.0, srz_abs = 0.0, srr_abs = 0.0;
             memcpy(rw, r, (size_t)n * sizeof *r);
@@ -1586,7 +1598,6 @@ static void test_update_r(void)
             cl_mem brz = dbuf(NPARTS), brr = dbuf(NPARTS);
             for (int t = 0; t < NSHAPES(all_shapes); t++) {
                 const shape *L = &all_shapes[t];
-                char what[64];
                 if (!shape_fits(L))
                     continue;
                 put(br, (size_t)n, r);
@@ -1603,17 +1614,7 @@ static void test_update_r(void)
                 al(&a, L->wg);
                 am(&a, NULL);   /* wrr: unweighted r'r */
                 launch(k, L);
-                get(br, (size_t)n, got);
-                get(brz, NPARTS, prz);
-                get(brr, NPARTS, prr);
-                snprintf(what, sizeof what, "r (wg %zu x %zu)", L->wg, L->ng);
-                bad += mismatches(what, n, got, rw, rt) + guard_broken(what, br, (size_t)n);
-                snprintf(what, sizeof what, "new r'z (wg %zu x %zu)", L->wg, L->ng);
-                bad += !close_to(what, psum((int64_t)L->ng, prz), srz, rz_tol);
-                snprintf(what, sizeof what, "new r'r (wg %zu x %zu)", L->wg, L->ng);
-                bad += !close_to(what, psum((int64_t)L->ng, prr), srr, rr_tol);
-                bad += touched("part_rz", 2 * (int64_t)L->ng, NPARTS, prz) + touched("part_rr", 2 * (int64_t)L->ng, NPARTS, prr);
-                bad += guard_broken("part_rz", brz, NPARTS) + guard_broken("part_rr", brr, NPARTS);
+                bad += check_r_sums(L, n, br, brz, brr, got, rw, rt, "new ", srz, rz_tol, srr, rr_tol);
             }
             tap_ok(bad == 0, "%s: r = r - alpha q, r'z and r'r partials, %d launch shapes", label, NSHAPES(all_shapes));
             release(br);
