@@ -1,6 +1,7 @@
 /* SpMV alone, q = A p, on one OpenCL device in every storage form: median kernel time of
  * 20 launches (profiling events) and GB/s by the traffic model 12*nnz + 20*n bytes.
- * usage: bench_spmv GENERATOR-SPEC|MATRIX.mtx [tune]   e.g. bench_spmv poisson3d:256 */
+ * usage: bench_spmv GENERATOR-SPEC|MATRIX.mtx [tune]   e.g. bench_spmv poisson3d:256
+ * BENCH_FORMATS=csr-stream,sell (say) times only those forms. */
 #include "cg_ocl.h"
 #include "csr.h"
 #include "mm.h"
@@ -14,6 +15,16 @@ static int cmpd(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* whether name is one of the comma-separated names in only (all are when only is NULL) */
+static int listed(const char *only, const char *name)
+{
+    const size_t len = strlen(name);
+    for (const char *s = only; s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+        if (!strncmp(s, name, len) && (s[len] == ',' || s[len] == 0))
+            return 1;
+    return !only;
 }
 
 static clcg_status load(const char *spec, clcg_csr *A)
@@ -58,7 +69,7 @@ static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, 
                                                        (size_t)s.ncols * sizeof(double), 0, NULL, NULL), "fill"), out);
     (void)zero;
     cl_kernel k = s.k[K_SPMV];
-    cl_uint n = (cl_uint)(fmt == FMT_CSR_STREAM ? s.nblk : s.nrows), off = 0, v = fmt == FMT_SELL ? s.C : s.vs;
+    cl_uint n = (cl_uint)(fmt == FMT_CSR_STREAM ? s.nblk : s.nrows), off = 0, v = fmt == FMT_CSR_VECTOR ? s.vs : s.C;
     st = clcg_cl_fail_if(clSetKernelArg(k, 0, sizeof n, &n) |
                          clSetKernelArg(k, 1, sizeof(cl_mem), fmt == FMT_CSR_STREAM ? &s.blk : NULL) |
                          clSetKernelArg(k, 2, sizeof(cl_mem), &s.ptr) | clSetKernelArg(k, 3, sizeof(cl_mem), &s.col) |
@@ -184,8 +195,9 @@ int main(int argc, char **argv)
     unsigned vs = 2;
     clcg_fmt autof = clcg_format_choose(&A, "auto", &list[0], &vs);
     const clcg_fmt fmts[] = {FMT_CSR_SCALAR, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE, FMT_CSR_STREAM};
-    for (int f = 0; f < 5; f++)
-        if (run(&A, &list[0], fmts[f], vs, tune) != CLCG_OK) {
+    const char *only = getenv("BENCH_FORMATS");
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++)
+        if (listed(only, clcg_format_name(fmts[f])) && run(&A, &list[0], fmts[f], vs, tune) != CLCG_OK) {
             fprintf(stderr, "bench_spmv: %s\n", clcg_error_message());
             clcg_error_clear();
             rc = 1;
