@@ -217,38 +217,43 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
     h->mode = mode;
     h->n = A->n;
     h->nrows = A->nrows;
-    CLCG_CALL(clcg_malloc(&h->row_begin, (size_t)size + 1, sizeof *h->row_begin, "partition"));
-    memcpy(h->row_begin, row_begin, ((size_t)size + 1) * sizeof *row_begin);
     const int64_t row0 = row_begin[rank], row1 = row_begin[rank + 1];
+
+    /* Every rank reaches every collective below: what can fail on one rank alone (memory, a
+       rank with too many columns) is agreed on before the next one (AGREE). */
+#define AGREE() CLCG_CHECK(st, clcg_agree(comm, st, NULL), out)
+#define LOCAL(call) do { if (st == CLCG_OK) st = (call); } while (0)
+    LOCAL(clcg_malloc(&h->row_begin, (size_t)size + 1, sizeof *h->row_begin, "partition"));
+    if (st == CLCG_OK)
+        memcpy(h->row_begin, row_begin, ((size_t)size + 1) * sizeof *row_begin);
 
     /* ghosts: distinct columns outside my rows, ascending; none when gcol is NULL (one rank
        whose reader left the columns, global = local, in A->colind) */
-    if (!gcol && size != 1) {
+    if (st == CLCG_OK && !gcol && size != 1)
         st = clcg_error(CLCG_ERR_INTERNAL, "halo setup: no global columns on %d ranks", size);
-        goto out;
-    }
     if (gcol)
-        CLCG_CHECK(st, index_set_build(gcol, A->nnz, row0, row1, &gs, &A->ghost, "ghost list"), out);
+        LOCAL(index_set_build(gcol, A->nnz, row0, row1, &gs, &A->ghost, "ghost list"));
     else
-        CLCG_CHECK(st, clcg_malloc(&A->ghost, 1, sizeof *A->ghost, "ghost list"), out);
+        LOCAL(clcg_malloc(&A->ghost, 1, sizeof *A->ghost, "ghost list"));
     nghost = gs.count;
-    if (A->nrows + nghost > INT32_MAX) {
+    if (st == CLCG_OK && A->nrows + nghost > INT32_MAX)
         st = clcg_error(CLCG_ERR_INPUT, "rank %d: %lld local columns exceed 32-bit indices; use more ranks",
                         rank, (long long)(A->nrows + nghost));
-        goto out;
+    if (st == CLCG_OK) {
+        h->nghost = nghost;
+        A->ncols = A->nrows + nghost;
     }
-    h->nghost = nghost;
-    A->ncols = A->nrows + nghost;
-    if (gcol) {
+    if (st == CLCG_OK && gcol) {
         colind_job cj = {gcol, A->colind, row0, row1, A->nrows, &gs};
         clcg_parallel_for(A->nnz, number_columns, &cj);
     }
 
     /* receive side: ghosts grouped by owner */
-    CLCG_CHECK(st, clcg_calloc(&scount, (size_t)size, sizeof *scount, "halo counts"), out);
-    CLCG_CHECK(st, clcg_calloc(&rcount, (size_t)size, sizeof *rcount, "halo counts"), out);
-    CLCG_CHECK(st, clcg_calloc(&sdispl, (size_t)size + 1, sizeof *sdispl, "halo displacements"), out);
-    CLCG_CHECK(st, clcg_calloc(&rdispl, (size_t)size + 1, sizeof *rdispl, "halo displacements"), out);
+    LOCAL(clcg_calloc(&scount, (size_t)size, sizeof *scount, "halo counts"));
+    LOCAL(clcg_calloc(&rcount, (size_t)size, sizeof *rcount, "halo counts"));
+    LOCAL(clcg_calloc(&sdispl, (size_t)size + 1, sizeof *sdispl, "halo displacements"));
+    LOCAL(clcg_calloc(&rdispl, (size_t)size + 1, sizeof *rdispl, "halo displacements"));
+    AGREE();
     for (int64_t k = 0; k < nghost; k++)
         rcount[owner_of(row_begin, size, A->ghost[k])]++;
     CLCG_CHECK(st, mpi_ok(MPI_Alltoall(rcount, 1, MPI_INT, scount, 1, MPI_INT, comm), "MPI_Alltoall"), out);
@@ -259,16 +264,17 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
         h->nsend += scount[r] > 0;
     }
     /* ask the owners for the ghosts; they learn what to send me */
-    CLCG_CHECK(st, clcg_malloc(&asked, (size_t)sdispl[size], sizeof *asked, "halo requests"), out);
+    LOCAL(clcg_malloc(&asked, (size_t)sdispl[size], sizeof *asked, "halo requests"));
+    AGREE();
     CLCG_CHECK(st, mpi_ok(MPI_Alltoallv(A->ghost, rcount, rdispl, MPI_INT64_T, asked, scount, sdispl,
                                         MPI_INT64_T, comm), "MPI_Alltoallv"), out);
 
-    CLCG_CHECK(st, clcg_malloc(&h->recv_rank, (size_t)h->nrecv + 1, sizeof *h->recv_rank, "halo"), out);
-    CLCG_CHECK(st, clcg_malloc(&h->recv_ptr, (size_t)h->nrecv + 1, sizeof *h->recv_ptr, "halo"), out);
-    CLCG_CHECK(st, clcg_malloc(&h->send_rank, (size_t)h->nsend + 1, sizeof *h->send_rank, "halo"), out);
-    CLCG_CHECK(st, clcg_malloc(&h->send_ptr, (size_t)h->nsend + 1, sizeof *h->send_ptr, "halo"), out);
-    CLCG_CHECK(st, clcg_malloc(&h->send_idx, (size_t)sdispl[size] + 1, sizeof *h->send_idx, "halo"), out);
-    {
+    LOCAL(clcg_malloc(&h->recv_rank, (size_t)h->nrecv + 1, sizeof *h->recv_rank, "halo"));
+    LOCAL(clcg_malloc(&h->recv_ptr, (size_t)h->nrecv + 1, sizeof *h->recv_ptr, "halo"));
+    LOCAL(clcg_malloc(&h->send_rank, (size_t)h->nsend + 1, sizeof *h->send_rank, "halo"));
+    LOCAL(clcg_malloc(&h->send_ptr, (size_t)h->nsend + 1, sizeof *h->send_ptr, "halo"));
+    LOCAL(clcg_malloc(&h->send_idx, (size_t)sdispl[size] + 1, sizeof *h->send_idx, "halo"));
+    if (st == CLCG_OK) {
         int i = 0, j = 0;
         h->recv_ptr[0] = h->send_ptr[0] = 0;
         for (int r = 0; r < size; r++) {
@@ -284,32 +290,33 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
             }
         }
     }
-    for (int64_t k = 0; k < sdispl[size]; k++) {
-        if (asked[k] < row0 || asked[k] >= row1) {
+    for (int64_t k = 0; st == CLCG_OK && k < sdispl[size]; k++) {
+        if (asked[k] < row0 || asked[k] >= row1)
             st = clcg_error(CLCG_ERR_INTERNAL, "halo setup: rank %d asked for row %lld it does not own",
                             rank, (long long)asked[k]);
-            goto out;
-        }
-        h->send_idx[k] = (int32_t)(asked[k] - row0);
+        else
+            h->send_idx[k] = (int32_t)(asked[k] - row0);
     }
 
     /* needed mode: the union of what anyone asks of me, and where each ghost sits in the gather */
     {
-        int64_t nexp;
-        CLCG_CHECK(st, index_set_build(asked, sdispl[size], 0, 0, &ws, &want, "halo"), out);
-        nexp = ws.count;
-        CLCG_CHECK(st, clcg_malloc(&h->export_idx, (size_t)nexp + 1, sizeof *h->export_idx, "halo"), out);
-        for (int64_t k = 0; k < nexp; k++)
+        int64_t nexp = 0;
+        LOCAL(index_set_build(asked, sdispl[size], 0, 0, &ws, &want, "halo"));
+        if (st == CLCG_OK)
+            nexp = ws.count;
+        LOCAL(clcg_malloc(&h->export_idx, (size_t)nexp + 1, sizeof *h->export_idx, "halo"));
+        for (int64_t k = 0; st == CLCG_OK && k < nexp; k++)
             h->export_idx[k] = (int32_t)(want[k] - row0);
         h->nexport = nexp;
-        CLCG_CHECK(st, clcg_malloc(&pos_back, (size_t)sdispl[size] + 1, sizeof *pos_back, "halo"), out);
-        for (int64_t k = 0; k < sdispl[size]; k++)
+        LOCAL(clcg_malloc(&pos_back, (size_t)sdispl[size] + 1, sizeof *pos_back, "halo"));
+        for (int64_t k = 0; st == CLCG_OK && k < sdispl[size]; k++)
             pos_back[k] = index_set_rank(&ws, asked[k]);
-        CLCG_CHECK(st, clcg_malloc(&pos_mine, (size_t)nghost + 1, sizeof *pos_mine, "halo"), out);
+        LOCAL(clcg_malloc(&pos_mine, (size_t)nghost + 1, sizeof *pos_mine, "halo"));
+        LOCAL(clcg_malloc(&h->gather_counts, (size_t)size, sizeof *h->gather_counts, "halo"));
+        LOCAL(clcg_malloc(&h->gather_displs, (size_t)size + 1, sizeof *h->gather_displs, "halo"));
+        AGREE();
         CLCG_CHECK(st, mpi_ok(MPI_Alltoallv(pos_back, scount, sdispl, MPI_INT64_T, pos_mine, rcount,
                                             rdispl, MPI_INT64_T, comm), "MPI_Alltoallv"), out);
-        CLCG_CHECK(st, clcg_malloc(&h->gather_counts, (size_t)size, sizeof *h->gather_counts, "halo"), out);
-        CLCG_CHECK(st, clcg_malloc(&h->gather_displs, (size_t)size + 1, sizeof *h->gather_displs, "halo"), out);
         int ne = (int)nexp;
         CLCG_CHECK(st, mpi_ok(MPI_Allgather(&ne, 1, MPI_INT, h->gather_counts, 1, MPI_INT, comm),
                               "MPI_Allgather"), out);
@@ -348,6 +355,8 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
         h->bytes_sent = 8 * sdispl[size];
         break;
     }
+#undef AGREE
+#undef LOCAL
 out:
     free(scount);
     free(rcount);

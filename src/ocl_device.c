@@ -202,8 +202,11 @@ clcg_status clcg_dev_alloc(clcg_dev *d, cl_mem_flags flags, size_t bytes, void *
                            cl_mem *out)
 {
     cl_int e;
-    if (bytes == 0)
+    if (bytes == 0) {   /* an empty share: a small buffer, nothing to copy */
         bytes = 8;
+        flags &= ~(cl_mem_flags)CL_MEM_COPY_HOST_PTR;
+        host = NULL;
+    }
     if (bytes > d->info.max_alloc || d->allocated + bytes > d->info.global_mem)
         return clcg_error(CLCG_ERR_DEVICE,
                           "device '%s' out of memory: %s needs %.1f MiB (%.1f MiB in use); the device has %.1f MiB "

@@ -86,6 +86,8 @@ static clcg_status load_generated(const clcg_options *o, int rank, int size, clc
     A->row0 = row_begin[rank];
     A->nrows = row_begin[rank + 1] - row_begin[rank];
     CLCG_CHECK(st, clcg_gen_rows(&g, A->row0, A->nrows, &t), out);
+    if (!t.col)   /* no rows here (more ranks than rows): still a column list, empty */
+        CLCG_CHECK(st, clcg_coo_reserve(&t, 1), out);
     A->nnz = t.len;
     CLCG_CHECK(st, clcg_calloc(&A->rowptr, (size_t)A->nrows + 1, sizeof *A->rowptr, "row pointers"), out);
     CLCG_CHECK(st, clcg_malloc(&A->colind, (size_t)t.len, sizeof *A->colind, "column indices"), out);

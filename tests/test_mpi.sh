@@ -90,6 +90,19 @@ for np in 1 2 3 4; do
   [ $rc -eq 0 ] && absdiff_le "$it" "$gbase" 1 && le "$tr" 1e-7
   ok $? "poisson3d:13 generated on $np ranks: $it iterations, true residual $tr"
 done
+# more ranks than rows: ranks that own nothing still take part in every exchange
+for np in 2 3; do
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:1 --json "$t/g.json" -q; rc=$?
+  [ $rc -eq 0 ] && le "$(json_num "$t/g.json" true)" 1e-14
+  ok $? "poisson2d:1 (one row) generated on $np ranks: solved (rc=$rc)"
+done
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n3 3 4\n' >"$t/three.mtx"
+for np in 3 5; do
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/three.mtx" --exchange neighbor -o "$t/x3.mtx" -q; rc=$?
+  r=$(residual "$t/three.mtx" "$t/x3.mtx")
+  [ $rc -eq 0 ] && le "$r" 1e-14
+  ok $? "a 3-row file on $np ranks: solved (rc=$rc), true residual $r"
+done
 # several devices per rank (the CPU device opened twice stands in for two GPUs)
 timeout 300 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson3d:13 --devices-per-rank 2 --device-type cpu --json "$t/d.json" -q 2>"$t/err"; rc=$?
 it=$(json_num "$t/d.json" iterations)
