@@ -556,6 +556,10 @@ static clcg_status parse_banner(const char *path, const char *p, const char *end
                                 clcg_mm_header *h)
 {
     char w[32];
+    for (const char *c = p; c < end; c++)   /* words are compared as C strings: no NUL inside */
+        if (is_binary(*c))
+            return clcg_error(CLCG_ERR_INPUT, "%s:1: control byte 0x%02x in the banner", path,
+                              (unsigned char)*c);
     next_word(&p, end, w);      /* "%%matrixmarket", checked by the caller */
     next_word(&p, end, w);
     printable(w);

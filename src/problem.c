@@ -6,6 +6,7 @@
 #include "mm.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +228,21 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
             ones[i] = 1.0;
         clcg_parallel_for(p->A.nrows, spmv_rows, &j);   /* rows apart: the same sums */
         p->known_solution = 1;
+    }
+    {   /* r'r starts as b'b: it must be a finite double (the same sum on every rank) */
+        double bb = 0.0;
+        for (int64_t i = 0; i < p->A.nrows; i++)
+            bb += p->b[i] * p->b[i];
+        MPI_Allreduce(MPI_IN_PLACE, &bb, 1, MPI_DOUBLE, MPI_SUM, comm);
+        if (!isfinite(bb)) {
+            if (o->rhs)
+                st = clcg_error(CLCG_ERR_INPUT, "%s: the right-hand side is too large: ||b||^2 is not a finite "
+                                "double; scale the system", o->rhs);
+            else
+                st = clcg_error(CLCG_ERR_INPUT, "%s: the matrix's values are too large: b = A*1 has ||b||^2 "
+                                "beyond double precision; scale the system", p->name);
+            goto out;
+        }
     }
     p->t_setup = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &p->t_read, 1, MPI_DOUBLE, MPI_MAX, comm);

@@ -44,6 +44,29 @@ for f in short word unsym huge nobanner empty; do check_error "$t/$f.mtx" 1 3; d
 for f in indef negdef emptyrow; do check_error "$t/$f.mtx" 1 4; done
 check_error "$t/word.mtx" 2 3
 check_error "$t/indef.mtx" 2 4
+# fewer entries than rows: refused from the size line, before anything of size n is made
+{ mm symmetric; printf '3000000000 3000000000 1\n1 1 1\n'; } >"$t/hugen.mtx"
+for np in 1 2; do
+  check_error "$t/hugen.mtx" $np 4
+  grep -q 'hugen.mtx:2: 3000000000 rows but 1 entries' "$t/err"; ok $? "hugen.mtx on $np rank(s): the size line is named"
+done
+# a NUL byte inside the banner (words compared as C strings would stop there)
+printf '%%%%MatrixMarket matrix\000XYZ coordinate real\000junk symmetric\n2 2 2\n1 1 2\n2 2 3\n' >"$t/nul.mtx"
+check_error "$t/nul.mtx" 1 3
+# values whose A*1 (the right-hand side) overflows: a clear refusal, not a breakdown
+{ mm symmetric; printf '2 2 2\n1 1 1e300\n2 2 1e300\n'; } >"$t/big.mtx"
+check_error "$t/big.mtx" 1 3
+check_error "$t/big.mtx" 2 3
+{ mm symmetric; printf '2 2 2\n1 1 2\n2 2 3\n'; } >"$t/two.mtx"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1e300\n1e300\n' >"$t/bigrhs.mtx"
+timeout 120 $MPIEXEC -n 2 "$CLCG_BIN" "$t/two.mtx" --rhs "$t/bigrhs.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ "$(grep -c '^clcg-mpi: ' "$t/err")" -eq 1 ] && grep -q 'bigrhs.mtx: the right-hand side is too large' "$t/err" &&
+  [ ! -e "$t/x.mtx" ]
+ok $? "a right-hand side whose norm overflows: exit $rc, $(head -c 120 "$t/err")"
+# a generated problem too large for the ranks is refused at once (no walk over its rows)
+timeout 20 "$CLCG_BIN" --generate poisson3d:46340,46340,100000000 >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 2 ] && grep -q 'too many for 1 rank' "$t/err"
+ok $? "--generate of 2e17 rows on one rank: usage error at once (rc=$rc)"
 { mm symmetric; printf '3 3 4\n1 1 4\n2 1 -1\n2 2 4\n3 3 4\n'; } >"$t/fine.mtx"
 check_valid "$t/fine.mtx" 1
 check_valid "$t/fine.mtx" 2
