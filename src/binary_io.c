@@ -4,7 +4,9 @@
  * Layout (native byte order; a byte-order mark refuses a file from the other order):
  *   0    header, 64 bytes:
  *          0  magic "CLCGBIN\0"              8  uint32 version (1)
- *         12  uint32 flags (bit 0: column indices are int32, used when n < 2^31)
+ *         12  uint32 flags (bit 0: column indices are int32, used when n < 2^31; bit 1: the
+ *                                   values were never checked for symmetry, written
+ *                                   from a general file under --no-symmetry-check)
  *         16  int64 n                        24  int64 nnz
  *         32  uint32 checksum block (elements) 36 uint32 byte-order mark 0x01020304
  *         40  two uint64 reserved (0)        56  uint64 FNV-1a 64 of bytes 0..55
@@ -38,6 +40,7 @@
 #define BIN_HEADER 64
 #define BIN_BOM 0x01020304u
 #define BIN_FLAG_INT32 1u
+#define BIN_FLAG_UNCHECKED 2u
 #define BIN_BLOCK 65536              /* elements per checksum block when writing */
 #define BIN_LIMIT ((int64_t)1 << 56) /* n, nnz beyond this: a corrupt header */
 #define IO_CHUNK ((int64_t)1 << 30)  /* bytes per MPI-IO call (int counts) */
@@ -200,7 +203,7 @@ static uint32_t get32(const unsigned char *h, int at) { uint32_t v; memcpy(&v, h
 static uint64_t get64(const unsigned char *h, int at) { uint64_t v; memcpy(&v, h + at, 8); return v; }
 
 clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_t *row_begin,
-                                   const clcg_csr *A, const clcg_gidx *gcol)
+                                   const clcg_csr *A, const clcg_gidx *gcol, int checked)
 {
     int rank, size, opened = 0, named = 0;
     clcg_status st = CLCG_OK;
@@ -223,7 +226,8 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
         return clcg_error(CLCG_ERR_MPI, "MPI_Exscan of the nonzero counts failed");
     if (rank == 0)
         off = 0;
-    if (make_layout(A->n, nnz, A->n <= INT32_MAX ? BIN_FLAG_INT32 : 0, BIN_BLOCK, &L) != 0)
+    if (make_layout(A->n, nnz, (A->n <= INT32_MAX ? BIN_FLAG_INT32 : 0) | (checked ? 0 : BIN_FLAG_UNCHECKED), BIN_BLOCK,
+                    &L) != 0)
         return clcg_error(CLCG_ERR_INPUT, "%s: the matrix (n = %" PRId64 ", nnz = %" PRId64
                           ") is too large for the binary format", path, A->n, nnz);
 
@@ -346,7 +350,7 @@ static clcg_status read_header(const char *path, layout *L)
     n = (int64_t)get64(h, 16);
     nnz = (int64_t)get64(h, 24);
     block = get32(h, 32);
-    if ((flags & ~BIN_FLAG_INT32) || ((flags & BIN_FLAG_INT32) && n > INT32_MAX) ||
+    if ((flags & ~(BIN_FLAG_INT32 | BIN_FLAG_UNCHECKED)) || ((flags & BIN_FLAG_INT32) && n > INT32_MAX) ||
         make_layout(n, nnz, flags, block, L) != 0)
         return clcg_error(CLCG_ERR_INPUT, "%s: corrupt header (n = %" PRId64 ", nnz = %" PRId64
                           ", flags = %" PRIu32 ", block = %" PRId64 ")", path, n, nnz, flags, block);
@@ -549,7 +553,7 @@ static void check_entries(void *arg, int64_t c0, int64_t c1)
     }
 }
 
-clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_begin,
+clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_symmetry, int64_t *row_begin,
                                   clcg_csr *A, clcg_gidx **gcol, clcg_dist_info *info)
 {
     int rank, size, opened = 0, fd = -1, narrow;
@@ -567,6 +571,10 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_
     *gcol = NULL;
     if (rank == 0) {
         st = read_header(path, &L);
+        if (st == CLCG_OK && check_symmetry && (L.flags & BIN_FLAG_UNCHECKED))
+            st = clcg_error(CLCG_ERR_INPUT, "%s: written from a general file under --no-symmetry-check: its "
+                            "symmetry was never checked (pass --no-symmetry-check to use it as it is)", path);
+        info->unchecked = (L.flags & BIN_FLAG_UNCHECKED) != 0;
         hv[0] = L.n;
         hv[1] = L.nnz;
         hv[2] = L.flags;

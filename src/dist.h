@@ -18,6 +18,8 @@ typedef struct {
     double t_read;        /* seconds reading and parsing (this rank) */
     double t_exchange;    /* seconds moving entries, partitioning, assembling, checking */
     int64_t held;         /* most matrix entries this rank held in one array at a time */
+    int unchecked;        /* the values' symmetry was never checked (a general file read
+                             without the check, or a binary file so marked) */
 } clcg_dist_info;
 
 /* Matrix Market file (plain or gzip).  Plain coordinate files: each rank parses an equal
@@ -31,13 +33,14 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
 
 /* Binary matrix (see binary_io.c for the format), read with MPI-IO: each rank reads only
  * its rows and verifies the checksums of what it reads. */
-clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int64_t *row_begin,
+clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_symmetry, int64_t *row_begin,
                                   clcg_csr *A, clcg_gidx **gcol, clcg_dist_info *info);
 
 /* Write the distributed rows (global columns gcol) as one binary file with collective
- * MPI-IO, to PATH.tmp.PID renamed to PATH when complete. */
+ * MPI-IO, to PATH.tmp.PID renamed to PATH when complete; checked = 0 marks a matrix whose
+ * symmetry was never checked (readers then want --no-symmetry-check). */
 clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_t *row_begin,
-                                   const clcg_csr *A, const clcg_gidx *gcol);
+                                   const clcg_csr *A, const clcg_gidx *gcol, int checked);
 
 /* Collective: *is_binary = 1 when the file at path starts with the binary magic. */
 clcg_status clcg_dist_probe_binary(MPI_Comm comm, const char *path, int *is_binary);

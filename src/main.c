@@ -34,7 +34,7 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
     if (rank == 0) {
         clcg_coo t = {0};
         clcg_csr A = {0};
-        clcg_mm_header h;
+        clcg_mm_header h = {0};
         if (o->generate) {
             clcg_gen g;
             st = clcg_gen_parse(o->generate, 1, &g);
@@ -47,11 +47,13 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
             st = clcg_csr_from_coo(o->generate ? o->generate : o->matrix, &t,
                                    o->symmetry_check && !o->generate, &A);
         clcg_coo_free(&t);
+        /* a general file taken without the symmetry check may not be symmetric: all of it */
+        const int sym = o->generate || o->symmetry_check || clcg_mm_is_symmetric(&h);
         if (st == CLCG_OK)
-            st = clcg_mm_write_csr(o->write_matrix, &A, 1);
+            st = clcg_mm_write_csr(o->write_matrix, &A, sym);
         if (st == CLCG_OK && !o->quiet)
-            printf("wrote %s: n = %lld, nnz = %lld (symmetric, lower triangle stored)\n",
-                   o->write_matrix, (long long)A.n, (long long)A.nnz);
+            printf("wrote %s: n = %lld, nnz = %lld (%s)\n", o->write_matrix, (long long)A.n, (long long)A.nnz,
+                   sym ? "symmetric, lower triangle stored" : "general, every entry stored");
         clcg_csr_free(&A);
     }
     return clcg_agree(comm, st, NULL);

@@ -1498,6 +1498,7 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
         CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     }
     info->held = coo.len;
+    info->unchecked = !symmetric && !check_symmetry;
     lap(rank, "parse", &tl);
     info->t_read = MPI_Wtime() - t0;
     t0 = MPI_Wtime();

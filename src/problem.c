@@ -126,12 +126,13 @@ static clcg_status load_rows(MPI_Comm comm, const clcg_options *o, clcg_problem 
     snprintf(p->name, sizeof p->name, "%s", o->matrix);
     CLCG_CALL(clcg_dist_probe_binary(comm, o->matrix, &binary));
     if (binary)
-        st = clcg_dist_read_binary(comm, o->matrix, row_begin, &p->A, gcol, &info);
+        st = clcg_dist_read_binary(comm, o->matrix, o->symmetry_check, row_begin, &p->A, gcol, &info);
     else
         st = clcg_dist_read_mm(comm, o->matrix, o->symmetry_check, row_begin, &p->A, gcol, &info);
     p->t_read = info.t_read;
     p->t_partition = info.t_exchange;
     p->max_held = info.held;
+    p->unchecked = info.unchecked;
     return st;
 }
 
@@ -276,7 +277,8 @@ clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, int6
             gcol[k] = p.A.colind[k];
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    CLCG_CHECK(st, clcg_dist_write_binary(comm, o->write_binary, row_begin, &p.A, gcol), out);
+    MPI_Allreduce(MPI_IN_PLACE, &p.unchecked, 1, MPI_INT, MPI_MAX, comm);   /* rank 0 read the header */
+    CLCG_CHECK(st, clcg_dist_write_binary(comm, o->write_binary, row_begin, &p.A, gcol, !p.unchecked), out);
     *n = p.A.n;
     *nnz = p.A.nnz;
     MPI_Allreduce(MPI_IN_PLACE, nnz, 1, MPI_INT64_T, MPI_SUM, comm);

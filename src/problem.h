@@ -16,6 +16,7 @@ typedef struct {
     double t_partition;    /* seconds moving entries to their owners, assembling, checking */
     double t_setup;        /* seconds for the halo plan and b */
     int64_t max_held;      /* most matrix entries one rank held at once while loading */
+    int unchecked;         /* the symmetry of the values was never checked (--no-symmetry-check) */
 } clcg_problem;
 
 clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem *p);

@@ -205,4 +205,20 @@ for c in "trunc truncated" "tiny truncated" "flip-val checksum mismatch in the v
     ok $? "$f.bin on $np rank(s): exit $rc, $(grep '^clcg-mpi: ' "$t/err" | head -c 160)"
   done
 done
+# a general file taken without the symmetry check: its binary form says so, and is then
+# refused unless --no-symmetry-check is given again; --write-matrix keeps every entry
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 7\n1 1 4\n1 2 -1\n2 1 -3\n2 2 4\n2 3 -1\n3 2 -1\n3 3 4\n' >"$t/unsym.mtx"
+run 2 "$t/unsym.mtx" --no-symmetry-check --write-binary "$t/unsym.bin" -q; rc=$?
+[ $rc -eq 0 ]; ok $? "binary written from a general file under --no-symmetry-check (rc=$rc)"
+for np in 1 2; do
+  run $np "$t/unsym.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(grep -c '^clcg-mpi: ' "$t/err")" -eq 1 ] && grep -q 'symmetry was never checked' "$t/err" &&
+    [ ! -e "$t/x.mtx" ]
+  ok $? "that binary on $np rank(s) without --no-symmetry-check: refused, exit $rc"
+done
+run 2 "$t/unsym.bin" --no-symmetry-check --max-iterations 50 -q >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -ne 3 ]; ok $? "with --no-symmetry-check it is read (rc=$rc)"
+"$CLCG_BIN" --no-symmetry-check "$t/unsym.mtx" --write-matrix "$t/w.mtx" -q; rc=$?
+[ $rc -eq 0 ] && grep -q 'coordinate real general' "$t/w.mtx" && [ "$(sed -n 2p "$t/w.mtx")" = "3 3 7" ]
+ok $? "--write-matrix of that general file keeps it general, all 7 entries (rc=$rc)"
 done_testing
