@@ -65,6 +65,7 @@ typedef struct {
     double rel_residual;      /* recursive ||r||/||b|| when the solver stopped */
     double true_residual;     /* ||b - A x|| / ||b|| computed afresh */
     double solve_time;        /* seconds, max over ranks */
+    int at_limit;             /* converged as far as double precision goes, before --rtol (solve.c) */
 } clcg_solve_result;
 
 /* Host reference CG / Jacobi-PCG in double, distributed over the ranks of the halo's

@@ -101,7 +101,10 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (size > 1)
         printf(", exchange %s", exchange_name(o->exchange));
     printf("\n");
-    if (res->outcome == CLCG_CONVERGED)
+    if (res->outcome == CLCG_CONVERGED && res->at_limit)
+        printf("converged in %lld iterations (to the limit of double precision, above --rtol)\n",
+               (long long)res->iterations);
+    else if (res->outcome == CLCG_CONVERGED)
         printf("converged in %lld iterations\n", (long long)res->iterations);
     else
         printf("NOT converged: %s (%lld iterations)\n", clcg_outcome_message(res->outcome),

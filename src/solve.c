@@ -1,10 +1,37 @@
 /* Pick the backend and run the solve. */
 #include "solve.h"
 
+#include <float.h>
 #include <string.h>
+
+/* A breakdown (r'z or p'Ap not positive) once the recursive residual is below what double
+ * precision attains, under a --rtol smaller still, is the arithmetic running out (vectors
+ * in the underflow range, recurrences lost in rounding), not an indefinite matrix: the solve
+ * has converged as far as it can.  A genuine breakdown comes long before. */
+#define LIMIT_REL DBL_EPSILON
+
+static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
+{
+    if (st == CLCG_OK && (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE) &&
+        res->rel_residual <= LIMIT_REL) {
+        res->outcome = CLCG_CONVERGED;
+        res->at_limit = 1;
+    }
+    return st;
+}
+
+static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, clcg_solve_result *res,
+                         clcg_run_info *info);
 
 clcg_status clcg_solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p,
                        clcg_solve_result *res, clcg_run_info *info)
+{
+    memset(res, 0, sizeof *res);
+    return precision_limit(solve(comm, o, p, res, info), res);
+}
+
+static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, clcg_solve_result *res,
+                         clcg_run_info *info)
 {
     clcg_solve_opts so = {o->rtol, o->max_it, o->precond, o->monitor && !o->quiet};
     memset(info, 0, sizeof *info);

@@ -94,4 +94,12 @@ for f in csr-scalar csr-vector sell csr-adaptive csr-stream; do
   [ $rc -eq 0 ] && grep -q "\"format\": \"$f" "$t/f.json" && le "$tr" 1e-7
   ok $? "--format $f: converges ($a iterations, true residual $tr)"
 done
+# a --rtol below what double precision reaches: the residual shrinks into the underflow
+# range, where r'z sums to exactly 0; that is convergence as far as it goes, not a breakdown
+for how in "" --reference; do
+  "$CLCG_BIN" $how "$t/p2d.mtx" --rtol 1e-300 --max-iterations 100000 -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  r=$(residual "$t/p2d.mtx" "$t/x.mtx")
+  [ $rc -eq 0 ] && grep -q 'to the limit of double precision' "$t/out" && le "$r" 1e-14
+  ok $? "--rtol 1e-300 ${how:-(device)}: converged to the limit (rc=$rc), true residual $r $(head -c 100 "$t/err")"
+done
 done_testing
