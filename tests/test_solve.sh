@@ -96,10 +96,12 @@ for f in csr-scalar csr-vector sell csr-adaptive csr-stream; do
 done
 # a --rtol below what double precision reaches: the residual shrinks into the underflow
 # range, where r'z sums to exactly 0; that is convergence as far as it goes, not a breakdown
-for how in "" --reference; do
+# (the pipelined form's p'Ap runs out in rounding first, near 1e-13, its true residual 1e-11)
+for how in "" --reference "--variant single-reduction" "--variant pipelined"; do
+  lim=1e-14; [ "$how" = "--variant pipelined" ] && lim=1e-10
   "$CLCG_BIN" $how "$t/p2d.mtx" --rtol 1e-300 --max-iterations 100000 -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
   r=$(residual "$t/p2d.mtx" "$t/x.mtx")
-  [ $rc -eq 0 ] && grep -q 'to the limit of double precision' "$t/out" && le "$r" 1e-14
-  ok $? "--rtol 1e-300 ${how:-(device)}: converged to the limit (rc=$rc), true residual $r $(head -c 100 "$t/err")"
+  [ $rc -eq 0 ] && grep -q 'to the limit of double precision' "$t/out" && le "$r" $lim
+  ok $? "--rtol 1e-300 ${how:-(device)}: converged to the limit (rc=$rc), true residual $r <= $lim $(head -c 100 "$t/err")"
 done
 done_testing
