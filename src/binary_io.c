@@ -574,7 +574,6 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
         if (st == CLCG_OK && check_symmetry && (L.flags & BIN_FLAG_UNCHECKED))
             st = clcg_error(CLCG_ERR_INPUT, "%s: written from a general file under --no-symmetry-check: its "
                             "symmetry was never checked (pass --no-symmetry-check to use it as it is)", path);
-        info->unchecked = (L.flags & BIN_FLAG_UNCHECKED) != 0;
         hv[0] = L.n;
         hv[1] = L.nnz;
         hv[2] = L.flags;
@@ -583,6 +582,7 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     CLCG_CHECK(st, mpi_err(MPI_Bcast(hv, 4, MPI_INT64_T, 0, comm), path, "MPI_Bcast failed"), out);
     make_layout(hv[0], hv[1], (uint32_t)hv[2], hv[3], &L);
+    info->unchecked = (L.flags & BIN_FLAG_UNCHECKED) != 0;
     A->n = L.n;
     st = mpi_err(MPI_File_open(comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), path, "cannot open");
     opened = st == CLCG_OK;

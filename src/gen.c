@@ -353,22 +353,6 @@ bad:
                       "entries per row (default 16), SEED an unsigned integer (default 1)", spec);
 }
 
-static clcg_status gen_parse(const char *spec, int nranks, clcg_gen *g);
-
-/* A rank's rows are numbered with 32-bit indices on its devices: more rows than ranks can
- * hold that way is refused here, before any rank walks all of them to partition. */
-clcg_status clcg_gen_parse(const char *spec, int nranks, clcg_gen *g)
-{
-    if (nranks < 1)
-        return clcg_error(CLCG_ERR_INTERNAL, "clcg_gen_parse: %d ranks", nranks);
-    CLCG_CALL(gen_parse(spec, nranks, g));
-    if (g->n / nranks >= INT32_MAX)
-        return clcg_error(CLCG_ERR_USAGE, "--generate %s: %" PRId64 " rows are too many for %d rank%s "
-                          "(at most %d a rank); use more ranks", spec, g->n, nranks, nranks == 1 ? "" : "s",
-                          INT32_MAX - 1);
-    return CLCG_OK;
-}
-
 static clcg_status gen_parse(const char *spec, int nranks, clcg_gen *g)
 {
     const char *colon = strchr(spec, ':');
@@ -416,6 +400,20 @@ static clcg_status gen_parse(const char *spec, int nranks, clcg_gen *g)
     else
         snprintf(g->name, sizeof g->name, "%.*s:%" PRId64 ",%" PRId64 ",%" PRId64, (int)klen, spec,
                  g->nx, g->ny, g->nz);
+    return CLCG_OK;
+}
+
+/* A rank's rows are numbered with 32-bit indices on its devices: more rows than ranks can
+ * hold that way is refused here, before any rank walks all of them to partition. */
+clcg_status clcg_gen_parse(const char *spec, int nranks, clcg_gen *g)
+{
+    if (nranks < 1)
+        return clcg_error(CLCG_ERR_INTERNAL, "clcg_gen_parse: %d ranks", nranks);
+    CLCG_CALL(gen_parse(spec, nranks, g));
+    if (g->n / nranks >= INT32_MAX)
+        return clcg_error(CLCG_ERR_USAGE, "--generate %s: %" PRId64 " rows are too many for %d rank%s "
+                          "(at most %d a rank); use more ranks", spec, g->n, nranks, nranks == 1 ? "" : "s",
+                          INT32_MAX - 1);
     return CLCG_OK;
 }
 

@@ -277,7 +277,6 @@ clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, int6
             gcol[k] = p.A.colind[k];
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    MPI_Allreduce(MPI_IN_PLACE, &p.unchecked, 1, MPI_INT, MPI_MAX, comm);   /* rank 0 read the header */
     CLCG_CHECK(st, clcg_dist_write_binary(comm, o->write_binary, row_begin, &p.A, gcol, !p.unchecked), out);
     *n = p.A.n;
     *nnz = p.A.nnz;

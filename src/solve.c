@@ -3,34 +3,6 @@
 
 #include <string.h>
 
-/* A breakdown (r'z or p'Ap not positive) once the recursive residual is below 1e-12, under a
- * --rtol smaller still, is the arithmetic running out, not an indefinite matrix: vectors in
- * the underflow range (the standard form: r'z exactly 0 near 1e-160 on LFAT5 and Poisson),
- * or the pipelined form's recurrences lost in rounding (p'Ap <= 0 at 8e-14 on Poisson 20^2).
- * The solve has converged as far as it can; a genuine breakdown comes long before, and were
- * it to come this late, Ax = b would already hold to 1e-12. */
-#define LIMIT_REL 1e-12
-
-static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
-{
-    if (st == CLCG_OK && (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE) &&
-        res->rel_residual <= LIMIT_REL) {
-        res->outcome = CLCG_CONVERGED;
-        res->at_limit = 1;
-    }
-    return st;
-}
-
-static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, clcg_solve_result *res,
-                         clcg_run_info *info);
-
-clcg_status clcg_solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p,
-                       clcg_solve_result *res, clcg_run_info *info)
-{
-    memset(res, 0, sizeof *res);
-    return precision_limit(solve(comm, o, p, res, info), res);
-}
-
 static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, clcg_solve_result *res,
                          clcg_run_info *info)
 {
@@ -51,6 +23,30 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
     info->iterations_run = res->iterations;
     info->solve_min = info->solve_max = res->solve_time;
     return st;
+}
+
+/* A breakdown (r'z or p'Ap not positive) once the recursive residual is below 1e-12, under a
+ * --rtol smaller still, is the arithmetic running out, not an indefinite matrix: vectors in
+ * the underflow range (the standard form: r'z exactly 0 near 1e-160 on LFAT5 and Poisson),
+ * or the pipelined form's recurrences lost in rounding (p'Ap <= 0 at 8e-14 on Poisson 20^2).
+ * The solve has converged as far as it can; a genuine breakdown comes long before, and were
+ * it to come this late, Ax = b would already hold to 1e-12. */
+#define LIMIT_REL 1e-12
+
+static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
+{
+    if (st == CLCG_OK && (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE) &&
+        res->rel_residual <= LIMIT_REL) {
+        res->outcome = CLCG_CONVERGED;
+        res->at_limit = 1;
+    }
+    return st;
+}
+
+clcg_status clcg_solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p,
+                       clcg_solve_result *res, clcg_run_info *info)
+{
+    return precision_limit(solve(comm, o, p, res, info), res);
 }
 
 void clcg_solve_info_free(clcg_run_info *info)
