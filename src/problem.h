@@ -17,10 +17,16 @@ typedef struct {
     double t_setup;        /* seconds for the halo plan and b */
     int64_t max_held;      /* most matrix entries one rank held at once while loading */
     int unchecked;         /* the symmetry of the values was never checked (--no-symmetry-check) */
+    int exp_a, exp_b;      /* A as held is 2^exp_a times the input's, b 2^exp_b times the
+                            * given one or 2^(exp_a + exp_b) times A*1 (clcg_problem_load) */
+    int exp_x;             /* the solution of the system as given is 2^exp_x times the held one's */
 } clcg_problem;
 
 clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem *p);
 void clcg_problem_free(clcg_problem *p);
+
+/* After a solve of the scaled system: x = 2^exp_x y, the solution of the system as given.  An error (on all ranks) when it lies beyond double precision.  Collective. */
+clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p);
 
 /* Load my rows as clcg_problem_load does, then write the whole matrix as one binary
  * file (o->write_binary) in parallel.  *n, *nnz: its size.  Collective. */

@@ -101,6 +101,9 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (size > 1)
         printf(", exchange %s", exchange_name(o->exchange));
     printf("\n");
+    if (p->exp_a || p->exp_b)
+        printf("scaled for the solve: A by 2^%d, b by 2^%d (powers of two: exact; x as given)\n", p->exp_a,
+               p->exp_b);
     if (res->outcome == CLCG_CONVERGED && res->at_limit)
         printf("converged in %lld iterations (to the limit of double precision, above --rtol)\n",
                (long long)res->iterations);

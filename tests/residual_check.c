@@ -37,10 +37,16 @@ int main(int argc, char **argv)
             ones[j] += a.val[k];
         }
     }
-    double rr = 0.0, bb = 0.0;
+    /* both norms over max|b_i|, so that values far from 1 neither overflow nor underflow */
+    double rr = 0.0, bb = 0.0, bmax = 0.0;
     for (int64_t i = 0; i < a.n; i++) {
-        double bi = b ? b[i] : ones[i];
-        rr += (bi - ax[i]) * (bi - ax[i]);
+        double bi = fabs(b ? b[i] : ones[i]);
+        bmax = bi > bmax ? bi : bmax;
+    }
+    const double w = bmax > 0.0 ? 1.0 / bmax : 1.0;
+    for (int64_t i = 0; i < a.n; i++) {
+        double bi = (b ? b[i] : ones[i]) * w, ri = bi - ax[i] * w;
+        rr += ri * ri;
         bb += bi * bi;
     }
     printf("%.6e\n", bb > 0 ? sqrt(rr / bb) : sqrt(rr));

@@ -54,16 +54,10 @@ done
 # a NUL byte inside the banner (words compared as C strings would stop there)
 printf '%%%%MatrixMarket matrix\000XYZ coordinate real\000junk symmetric\n2 2 2\n1 1 2\n2 2 3\n' >"$t/nul.mtx"
 check_error "$t/nul.mtx" 1 3
-# values whose A*1 (the right-hand side) overflows: a clear refusal, not a breakdown
+# values whose A*1 (the right-hand side) overflows in double: solved (scaled for the solve)
 { mm symmetric; printf '2 2 2\n1 1 1e300\n2 2 1e300\n'; } >"$t/big.mtx"
-check_error "$t/big.mtx" 1 3
-check_error "$t/big.mtx" 2 3
-{ mm symmetric; printf '2 2 2\n1 1 2\n2 2 3\n'; } >"$t/two.mtx"
-printf '%%%%MatrixMarket matrix array real general\n2 1\n1e300\n1e300\n' >"$t/bigrhs.mtx"
-timeout 120 $MPIEXEC -n 2 "$CLCG_BIN" "$t/two.mtx" --rhs "$t/bigrhs.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
-[ $rc -eq 3 ] && [ "$(grep -c '^clcg-mpi: ' "$t/err")" -eq 1 ] && grep -q 'bigrhs.mtx: the right-hand side is too large' "$t/err" &&
-  [ ! -e "$t/x.mtx" ]
-ok $? "a right-hand side whose norm overflows: exit $rc, $(head -c 120 "$t/err")"
+check_valid "$t/big.mtx" 1
+check_valid "$t/big.mtx" 2
 # a generated problem too large for the ranks is refused at once (no walk over its rows)
 timeout 20 "$CLCG_BIN" --generate poisson3d:46340,46340,100000000 >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'too many for 1 rank' "$t/err"

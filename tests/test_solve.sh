@@ -104,4 +104,37 @@ for how in "" --reference "--variant single-reduction" "--variant pipelined"; do
   [ $rc -eq 0 ] && grep -q 'to the limit of double precision' "$t/out" && le "$r" $lim
   ok $? "--rtol 1e-300 ${how:-(device)}: converged to the limit (rc=$rc), true residual $r <= $lim $(head -c 100 "$t/err")"
 done
+# values far from 1: b'b, p'Ap and the residuals would leave double range (b'b of 1e-170
+# entries is 0, so every residual read 0/0: "converged" at once with x wrong); the system is
+# scaled by powers of two for the solve, x (as given) checked against the ones it must be
+"$CLCG_BIN" --reference "$t/p3d.mtx" --json "$t/ref.json" -q
+base=$(json_num "$t/ref.json" iterations)
+for sc in 1e-170 1e-300 1e150 1e300; do
+  awk -v s=$sc '/^%/ || n++ == 0 { print; next } { printf "%d %d %.17g\n", $1, $2, $3 * s }' "$t/p3d.mtx" >"$t/sc.mtx"
+  for how in "" --reference "--variant single-reduction" "--variant pipelined" "np3"; do
+    case $how in
+      np3) timeout 120 $MPIEXEC -n 3 "$CLCG_BIN" "$t/sc.mtx" -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$? ;;
+      *) "$CLCG_BIN" $how "$t/sc.mtx" -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$? ;;
+    esac
+    it=$(json_num "$t/s.json" iterations); r=$(residual "$t/sc.mtx" "$t/x.mtx")
+    e=$(awk 'n++ > 1 { d = $1 - 1; if (d < 0) d = -d; if (d > m) m = d } END { printf "%.3e", m }' "$t/x.mtx")
+    [ $rc -eq 0 ] && absdiff_le "$it" "$base" 2 && le "$r" 1e-7 && le "$e" 1e-6 && grep -q 'scaled for the solve' "$t/out"
+    ok $? "values times $sc, ${how:-device}: $it iterations (unscaled reference $base), true residual $r, max|x-1| $e (rc=$rc $(head -c 100 "$t/err"))"
+  done
+done
+# a right-hand side of 1e300 entries: solved as given; a solution beyond double range: refused
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 2\n2 2 4\n' >"$t/two.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 2e-300\n2 2 4e-300\n' >"$t/tiny.mtx"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1e300\n1e300\n' >"$t/bigrhs.mtx"
+for np in 1 2; do
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/two.mtx" --rhs "$t/bigrhs.mtx" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
+  x=$(awk 'n++ == 2 { printf "%s", $1 } n == 4 { printf " %s", $1 }' "$t/x.mtx")
+  [ $rc -eq 0 ] && echo "$x" | awk '{ d1 = $1 / 5e299 - 1; d2 = $2 / 2.5e299 - 1; exit !(d1 * d1 < 1e-24 && d2 * d2 < 1e-24) }' 
+  ok $? "right-hand side of 1e300 on $np rank(s): x = $x (rc=$rc)"
+  rm -f "$t/x.mtx"
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/tiny.mtx" --rhs "$t/bigrhs.mtx" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && [ "$(grep -c '^clcg-mpi: ' "$t/err")" -eq 1 ] &&
+    grep -q 'tiny.mtx: the solution lies beyond double precision' "$t/err"
+  ok $? "a solution of 5e599 on $np rank(s): refused, exit $rc, $(head -c 120 "$t/err")"
+done
 done_testing
