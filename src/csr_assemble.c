@@ -131,6 +131,11 @@ static clcg_status check_rows(const char *path, const clcg_csr *a)
         if (a->rowptr[i] == a->rowptr[i + 1])
             return clcg_error(CLCG_ERR_NOT_SPD, "%s: row %" PRId64 " is empty: the matrix is "
                               "singular", path, i + 1);
+        for (t = a->rowptr[i]; t < a->rowptr[i + 1]; t++)
+            if (!isfinite(a->val[t]))
+                return clcg_error(CLCG_ERR_INPUT, "%s: A(%" PRId64 ",%" PRId64 ") = %s: its duplicate "
+                                  "entries sum beyond double precision", path, i + 1,
+                                  (int64_t)a->colind[t] + 1, show(a->val[t], sd));
         t = find(a, i, (int32_t)i);
         d = t >= 0 ? a->val[t] : 0.0;
         if (!(d > 0))

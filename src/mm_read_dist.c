@@ -1158,17 +1158,25 @@ static clcg_status check_symmetric(const char *path, const rows_t *a, const rows
     return CLCG_OK;
 }
 
-/* Rows [lo, hi) of a block: 0, or 1 + the first row (local) that is empty or whose
- * diagonal is not positive. */
+/* Rows [lo, hi) of a block: 0, or 1 + the first row (local) that is empty, holds a value
+ * that is not finite (duplicates summed past double range: *bad_col its column) or whose
+ * diagonal is not positive (*bad_col -1). */
 static int64_t first_bad_row(int64_t row0, int64_t lo, int64_t hi, const int64_t *rowptr, const clcg_gidx *gcol,
-                             const int32_t *col32, const double *val, double *dval)
+                             const int32_t *col32, const double *val, double *dval, int64_t *bad_col)
 {
     for (int64_t li = lo; li < hi; li++) {
         int64_t i = row0 + li, a = rowptr[li], b = rowptr[li + 1], end = b;
+        *bad_col = -1;
         if (a == b) {
             *dval = 0.0;
             return li + 1;
         }
+        for (int64_t k = a; k < end; k++)
+            if (!isfinite(val[k])) {
+                *dval = val[k];
+                *bad_col = gcol ? gcol[k] : col32[k];
+                return li + 1;
+            }
         while (a < b) {
             int64_t mid = a + (b - a) / 2;
             if ((gcol ? gcol[mid] : col32[mid]) < i)
@@ -1193,6 +1201,7 @@ typedef struct {
     const double *val;
     int64_t bad[CHUNKS];     /* per piece: first_bad_row */
     double dval[CHUNKS];
+    int64_t bad_col[CHUNKS];
 } rowcheck_job;
 
 static void rowcheck_pieces(void *arg, int64_t lo, int64_t hi)
@@ -1200,7 +1209,7 @@ static void rowcheck_pieces(void *arg, int64_t lo, int64_t hi)
     rowcheck_job *j = arg;
     for (int64_t c = lo; c < hi; c++)
         j->bad[c] = first_bad_row(j->row0, j->nrows * c / CHUNKS, j->nrows * (c + 1) / CHUNKS, j->rowptr, j->gcol,
-                                  j->col32, j->val, &j->dval[c]);
+                                  j->col32, j->val, &j->dval[c], &j->bad_col[c]);
 }
 
 clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
@@ -1210,7 +1219,7 @@ clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
     /* pieces checked by parallel threads; the first failing row is reported */
     rowcheck_job *j;
     CLCG_CALL(clcg_calloc(&j, 1, sizeof *j, "row checks"));
-    *j = (rowcheck_job){row0, nrows, rowptr, gcol, col32, val, {0}, {0}};
+    *j = (rowcheck_job){row0, nrows, rowptr, gcol, col32, val, {0}, {0}, {0}};
     clcg_parallel_for(CHUNKS, rowcheck_pieces, j);
     clcg_status st = CLCG_OK;
     for (int c = 0; c < CHUNKS && st == CLCG_OK; c++) {
@@ -1220,6 +1229,10 @@ clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
         char sd[32];
         if (rowptr[li] == rowptr[li + 1])
             st = clcg_error(CLCG_ERR_NOT_SPD, "%s: row %" PRId64 " is empty: the matrix is singular", path, i + 1);
+        else if (j->bad_col[c] >= 0)
+            st = clcg_error(CLCG_ERR_INPUT, "%s: A(%" PRId64 ",%" PRId64 ") = %s: its duplicate entries sum "
+                            "beyond double precision", path, i + 1, j->bad_col[c] + 1,
+                            clcg_show_double(j->dval[c], sd));
         else
             st = clcg_error(CLCG_ERR_NOT_SPD, "%s: diagonal entry A(%" PRId64 ",%" PRId64
                             ") = %s is not positive: the matrix is not positive definite",

@@ -194,7 +194,8 @@ out:
 #define RANGE 200
 
 /* The power of two that brings the largest |v[i]| over all ranks into [0.5, 1), where it
- * lies outside [2^-RANGE, 2^RANGE] (0 otherwise, and for all zeros).  Collective. */
+ * lies outside [2^-RANGE, 2^RANGE] (0 otherwise, and for all zeros; the readers refuse values
+ * that are not finite).  Collective. */
 static int range_exponent(MPI_Comm comm, const double *v, int64_t n)
 {
     double m = 0.0;
@@ -202,7 +203,7 @@ static int range_exponent(MPI_Comm comm, const double *v, int64_t n)
     for (int64_t i = 0; i < n; i++)
         m = fabs(v[i]) > m ? fabs(v[i]) : m;
     MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
-    if (m == 0.0 || (m >= ldexp(1.0, -RANGE) && m <= ldexp(1.0, RANGE)))
+    if (m == 0.0 || !isfinite(m) || (m >= ldexp(1.0, -RANGE) && m <= ldexp(1.0, RANGE)))
         return 0;
     frexp(m, &e);
     return -e;

@@ -58,6 +58,19 @@ check_error "$t/nul.mtx" 1 3
 { mm symmetric; printf '2 2 2\n1 1 1e300\n2 2 1e300\n'; } >"$t/big.mtx"
 check_valid "$t/big.mtx" 1
 check_valid "$t/big.mtx" 2
+# duplicates (summed, as the format says) whose sum overflows: bad input, not a breakdown
+{ mm symmetric; printf '2 2 3\n1 1 1e308\n1 1 1e308\n2 2 1\n'; } >"$t/dupinf.mtx"
+{ mm general; printf '2 2 4\n1 1 1\n2 1 -1e308\n2 1 -1e308\n2 2 1\n'; } >"$t/dupinf2.mtx"
+for np in 1 2 3; do
+  check_error "$t/dupinf.mtx" $np 3
+  grep -q 'dupinf.mtx: A(1,1) = inf: its duplicate entries sum beyond double precision' "$t/err"
+  ok $? "dupinf.mtx on $np rank(s): the entry is named"
+done
+check_error "$t/dupinf2.mtx" 2 3
+grep -q 'A(2,1) = -inf' "$t/err"; ok $? "dupinf2.mtx: the entry is named ($(head -c 120 "$t/err"))"
+"$CLCG_BIN" "$t/dupinf.mtx" --write-matrix "$t/w.mtx" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ ! -e "$t/w.mtx" ] && grep -q 'A(1,1) = inf' "$t/err"
+ok $? "dupinf.mtx --write-matrix: refused (rc=$rc), nothing written"
 # a generated problem too large for the ranks is refused at once (no walk over its rows)
 timeout 20 "$CLCG_BIN" --generate poisson3d:46340,46340,100000000 >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'too many for 1 rank' "$t/err"
