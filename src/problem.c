@@ -196,12 +196,33 @@ out:
 /* The power of two that brings the largest |v[i]| over all ranks into [0.5, 1), where it
  * lies outside [2^-RANGE, 2^RANGE] (0 otherwise, and for all zeros; the readers refuse values
  * that are not finite).  Collective. */
+#define MAX_PIECES 64
+
+typedef struct {
+    const double *v;
+    int64_t n;
+    double m[MAX_PIECES];
+} absmax_job;
+
+static void absmax_pieces(void *arg, int64_t lo, int64_t hi)
+{
+    absmax_job *j = arg;
+    for (int64_t c = lo; c < hi; c++) {
+        double m = 0.0;
+        for (int64_t i = j->n * c / MAX_PIECES; i < j->n * (c + 1) / MAX_PIECES; i++)
+            m = fabs(j->v[i]) > m ? fabs(j->v[i]) : m;
+        j->m[c] = m;
+    }
+}
+
 static int range_exponent(MPI_Comm comm, const double *v, int64_t n)
 {
+    absmax_job j = {v, n, {0}};
     double m = 0.0;
     int e = 0;
-    for (int64_t i = 0; i < n; i++)
-        m = fabs(v[i]) > m ? fabs(v[i]) : m;
+    clcg_parallel_for(MAX_PIECES, absmax_pieces, &j);
+    for (int c = 0; c < MAX_PIECES; c++)
+        m = j.m[c] > m ? j.m[c] : m;
     MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
     if (m == 0.0 || !isfinite(m) || (m >= ldexp(1.0, -RANGE) && m <= ldexp(1.0, RANGE)))
         return 0;
