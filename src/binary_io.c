@@ -214,7 +214,8 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
     void *ci = NULL;
     uint64_t *sums = NULL, *table = NULL;
     unsigned char head[BIN_HEADER];
-    char *tmp = NULL;
+    char *tmp = NULL, *target = NULL;
+    long tlen = 0;
     MPI_File fh = MPI_FILE_NULL;
 
     MPI_Comm_rank(comm, &rank);
@@ -240,9 +241,22 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
         st = clcg_calloc(&sums, (size_t)L.nblocks + 1, sizeof *sums, "checksums");
     if (st == CLCG_OK && rank == 0)
         st = clcg_calloc(&table, (size_t)L.nblocks + 1, sizeof *table, "checksums");
-    if (st == CLCG_OK)
-        st = clcg_malloc(&tmp, strlen(path) + 32, 1, "file name");
+    /* the file renamed onto: path, or where its link points (rank 0's view, for all) */
+    if (st == CLCG_OK && rank == 0) {
+        int direct = 0;
+        st = clcg_out_target(path, &target, &direct);
+        if (st == CLCG_OK && direct)
+            st = clcg_error(CLCG_ERR_IO, "%s: cannot write a binary matrix there: not a regular file", path);
+        tlen = st == CLCG_OK ? (long)strlen(target) : 0;
+    }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, mpi_err(MPI_Bcast(&tlen, 1, MPI_LONG, 0, comm), path, "MPI_Bcast failed"), out);
+    if (rank != 0)
+        st = clcg_malloc(&target, (size_t)tlen + 1, 1, "file name");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&tmp, (size_t)tlen + 32, 1, "file name");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, mpi_err(MPI_Bcast(target, (int)tlen + 1, MPI_CHAR, 0, comm), path, "MPI_Bcast failed"), out);
     for (int64_t k = 0; k < nrp; k++)
         rp[k] = off + A->rowptr[k];
     for (int64_t k = 0; k < A->nnz; k++) {
@@ -270,7 +284,7 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
     /* PATH.tmp.PID (rank 0's pid), renamed when every rank has written */
     pid = (long)getpid();
     CLCG_CHECK(st, mpi_err(MPI_Bcast(&pid, 1, MPI_LONG, 0, comm), path, "MPI_Bcast failed"), out);
-    snprintf(tmp, strlen(path) + 32, "%s.tmp.%ld", path, pid);
+    snprintf(tmp, (size_t)tlen + 32, "%s.tmp.%ld", target, pid);
     named = 1;
     st = mpi_err(MPI_File_open(comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
                  tmp, "cannot create");
@@ -292,7 +306,7 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
     opened = 0;
     st = mpi_err(MPI_File_close(&fh), tmp, "close failed");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    if (rank == 0 && rename(tmp, path) != 0)
+    if (rank == 0 && rename(tmp, target) != 0)
         st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 out:
@@ -305,6 +319,7 @@ out:
     free(sums);
     free(table);
     free(tmp);
+    free(target);
     return st;
 }
 

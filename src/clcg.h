@@ -88,6 +88,15 @@ clcg_status clcg_fault_point(int rank, const char *phase);
 clcg_status clcg_malloc(void *pptr, size_t count, size_t size, const char *what);
 clcg_status clcg_calloc(void *pptr, size_t count, size_t size, const char *what);
 clcg_status clcg_realloc(void *pptr, size_t count, size_t size, const char *what);
+/* Where an output named PATH goes.  *direct = 1: PATH exists and is no regular file (a
+ * device such as /dev/stdout, a FIFO): write it in place.  Otherwise *target (malloc'd) is
+ * the regular file to create beside and rename onto: PATH, or where its symbolic link
+ * points (so the link stays a link). */
+/* (mm_write.c) */
+clcg_status clcg_out_target(const char *path, char **target, int *direct);
+/* A descriptor open for writing to PATH in place (*direct above), or -1 (errno set). */
+int clcg_out_open_direct(const char *path);
+
 /* fn(ctx, lo, hi) over [0, n) cut into contiguous ranges, one per CPU this process may run
  * on (at most 32; in this thread when there is one CPU or a thread cannot start).  fn must
  * only touch what its range owns. */

@@ -87,6 +87,8 @@ int main(int argc, char **argv)
     memset(&info, 0, sizeof info);
 
     st = clcg_options_parse(argc, argv, rank, &o, &exit_now);
+    if (st == CLCG_OK && !exit_now && !o.list_devices)
+        st = clcg_options_check_paths(comm, &o);
     if (st != CLCG_OK || exit_now) {
         code = st != CLCG_OK ? fail(comm, st) : 0;
         MPI_Finalize();

@@ -1,6 +1,8 @@
 /* Matrix Market output: a dense vector (array n x 1) or a CSR matrix (coordinate),
  * formatted into a large buffer, written to PATH.tmp.PID and renamed to PATH
- * only when complete, so a partial file never exists under PATH. */
+ * only when complete, so a partial file never exists under PATH (a device or FIFO is
+ * written in place; a symbolic link's target is replaced, not the link). */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "mm.h"
 
 #include <errno.h>
@@ -10,44 +12,110 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MM_WBUF ((size_t)4 << 20)    /* bytes formatted before each write() */
 #define MM_LINE 96                   /* room for one entry line */
 
 typedef struct {
-    const char *path;   /* final name */
-    char *tmp;          /* PATH.tmp.PID */
+    const char *path;   /* the name given */
+    char *target;       /* the file renamed onto: path, or where its link points */
+    char *tmp;          /* TARGET.tmp.PID; NULL when writing path in place */
     int fd;
     char *buf;
     size_t len;
 } mm_out;
 
+/* The descriptor an output name stands for (/dev/stdout 1, /dev/stderr 2, /dev/fd/N and
+ * /proc/self/fd/N: N), or -1.  Such outputs are written through a duplicate of it, sharing
+ * its offset, never reopened (a redirected /dev/stdout would start at the file's start)
+ * nor replaced. */
+static int out_descriptor(const char *path)
+{
+    const char *d = !strncmp(path, "/dev/fd/", 8) ? path + 8 : !strncmp(path, "/proc/self/fd/", 14) ? path + 14 : NULL;
+    char *end;
+    long v;
+    if (!strcmp(path, "/dev/stdout"))
+        return 1;
+    if (!strcmp(path, "/dev/stderr"))
+        return 2;
+    if (!d || *d < '0' || *d > '9')
+        return -1;
+    v = strtol(d, &end, 10);
+    return *end || v > 65535 ? -1 : (int)v;
+}
+
+int clcg_out_open_direct(const char *path)
+{
+    int fd = out_descriptor(path);
+    return fd >= 0 ? dup(fd) : open(path, O_WRONLY);
+}
+
+clcg_status clcg_out_target(const char *path, char **target, int *direct)
+{
+    struct stat sl, sf;
+    char *t = NULL;
+    *target = NULL;
+    *direct = 0;
+    if (stat(path, &sf) == 0 && S_ISDIR(sf.st_mode))
+        return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: it is a directory", path);
+    if (out_descriptor(path) >= 0 || (stat(path, &sf) == 0 && !S_ISREG(sf.st_mode))) {
+        *direct = 1;
+        return CLCG_OK;
+    }
+    if (lstat(path, &sl) == 0 && S_ISLNK(sl.st_mode)) {
+        t = realpath(path, NULL);
+        if (!t) {   /* a dangling link: the file it names, beside the link when relative */
+            char link[4096];
+            ssize_t k = readlink(path, link, sizeof link - 1);
+            const char *slash = strrchr(path, '/');
+            size_t dir = k > 0 && link[0] != '/' && slash ? (size_t)(slash - path) + 1 : 0;
+            if (k > 0) {
+                link[k] = '\0';
+                CLCG_CALL(clcg_malloc(&t, dir + (size_t)k + 1, 1, "a file name"));
+                memcpy(t, path, dir);
+                memcpy(t + dir, link, (size_t)k + 1);
+            }
+        }
+    }
+    if (!t) {
+        size_t n = strlen(path) + 1;
+        CLCG_CALL(clcg_malloc(&t, n, 1, "a file name"));
+        memcpy(t, path, n);
+    }
+    *target = t;
+    return CLCG_OK;
+}
+
 static clcg_status out_open(mm_out *o, const char *path)
 {
-    size_t n = strlen(path) + 32;
     clcg_status st;
+    int direct;
 
     memset(o, 0, sizeof *o);
     o->path = path;
     o->fd = -1;
-    CLCG_CALL(clcg_malloc(&o->tmp, n, 1, "a file name"));
-    snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    CLCG_CALL(clcg_out_target(path, &o->target, &direct));
     st = clcg_malloc(&o->buf, MM_WBUF, 1, "the Matrix Market write buffer");
-    if (st != CLCG_OK) {
-        free(o->tmp);
-        o->tmp = NULL;
-        return st;
+    if (st == CLCG_OK && !direct) {
+        size_t n = strlen(o->target) + 32;
+        st = clcg_malloc(&o->tmp, n, 1, "a file name");
+        if (st == CLCG_OK)
+            snprintf(o->tmp, n, "%s.tmp.%ld", o->target, (long)getpid());
     }
-    o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (o->fd < 0) {
-        int e = errno;
+    if (st == CLCG_OK) {
+        o->fd = direct ? clcg_out_open_direct(path) : open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (o->fd < 0)
+            st = clcg_error(CLCG_ERR_IO, "%s: cannot create the file: %s", path, strerror(errno));
+    }
+    if (st != CLCG_OK) {
+        free(o->target);
         free(o->tmp);
         free(o->buf);
-        o->tmp = o->buf = NULL;
-        return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: %s", path, strerror(e));
+        o->target = o->tmp = o->buf = NULL;
     }
-    return CLCG_OK;
+    return st;
 }
 
 static clcg_status out_flush(mm_out *o)
@@ -74,19 +142,20 @@ static clcg_status out_close(mm_out *o, clcg_status st)
 {
     if (st == CLCG_OK)
         st = out_flush(o);
-    if (st == CLCG_OK && fsync(o->fd) != 0 && errno != EINVAL && errno != EROFS)
+    if (st == CLCG_OK && o->tmp && fsync(o->fd) != 0 && errno != EINVAL && errno != EROFS)
         st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->path, strerror(errno));
     if (o->fd >= 0 && close(o->fd) != 0 && st == CLCG_OK)
         st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->path, strerror(errno));
     o->fd = -1;
-    if (st == CLCG_OK && rename(o->tmp, o->path) != 0)
+    if (st == CLCG_OK && o->tmp && rename(o->tmp, o->target) != 0)
         st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s into place: %s", o->path, o->tmp,
                         strerror(errno));
-    if (st != CLCG_OK)
+    if (st != CLCG_OK && o->tmp)
         unlink(o->tmp);
+    free(o->target);
     free(o->tmp);
     free(o->buf);
-    o->tmp = o->buf = NULL;
+    o->target = o->tmp = o->buf = NULL;
     return st;
 }
 

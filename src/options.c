@@ -6,6 +6,8 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char usage_text[] =
     "Usage: clcg-mpi [OPTION]... MATRIX.mtx[.gz]\n"
@@ -241,4 +243,84 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     if (o->no_tune && o->tune)
         return clcg_error(CLCG_ERR_USAGE, "--tune and --no-tune contradict each other");
     return CLCG_OK;
+}
+
+/* ---- paths ---- */
+
+typedef struct {
+    const char *opt, *path;
+    int out;
+} named_path;
+
+/* The directory part of path ("." for none) in buf. */
+static void dir_of(const char *path, char *buf, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, size, ".");
+    else if (slash == path)
+        snprintf(buf, size, "/");
+    else
+        snprintf(buf, size, "%.*s", (int)(slash - path), path);
+}
+
+/* a and b name one file: both exist as the same inode, or neither exists and they name
+ * the same entry of the same directory */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    char da[4096], db[4096];
+    const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+    if (ea || eb)
+        return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    dir_of(a, da, sizeof da);
+    dir_of(b, db, sizeof db);
+    ba = ba ? ba + 1 : a;
+    bb = bb ? bb + 1 : b;
+    return !strcmp(ba, bb) && stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+static clcg_status check_paths(const clcg_options *o)
+{
+    const named_path all[] = {
+        {"the matrix", o->matrix, 0}, {"--rhs", o->rhs, 0}, {"-o", o->output, 1}, {"--json", o->json, 1},
+        {"--write-matrix", o->write_matrix, 1}, {"--write-binary", o->write_binary, 1},
+        {"--tune-cache", o->tune_cache, 1},
+    };
+    const int n = (int)(sizeof all / sizeof all[0]);
+    for (int i = 0; i < n; i++) {
+        struct stat sb;
+        char dir[4096];
+        if (!all[i].path || !all[i].out)
+            continue;
+        if (!*all[i].path)
+            return clcg_error(CLCG_ERR_USAGE, "%s: the file name is empty", all[i].opt);
+        for (int k = 0; k < n; k++)
+            if (k != i && all[k].path && *all[k].path && (k < i || !all[k].out) && same_file(all[i].path, all[k].path))
+                return clcg_error(CLCG_ERR_USAGE, "%s %s: the same file as %s%s%s: give another name",
+                                  all[i].opt, all[i].path, all[k].opt, all[k].out ? " " : "",
+                                  all[k].out ? all[k].path : "");
+        if (stat(all[i].path, &sb) == 0) {
+            if (S_ISDIR(sb.st_mode))
+                return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: it is a directory", all[i].path);
+            if (!S_ISREG(sb.st_mode))
+                continue;   /* a device or FIFO: written in place */
+        }
+        dir_of(all[i].path, dir, sizeof dir);
+        if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: no directory %s", all[i].path, dir);
+        if (access(dir, W_OK | X_OK) != 0)
+            return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: directory %s is not writable: %s",
+                              all[i].path, dir, strerror(errno));
+    }
+    return CLCG_OK;
+}
+
+clcg_status clcg_options_check_paths(MPI_Comm comm, const clcg_options *o)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    return clcg_agree(comm, rank == 0 ? check_paths(o) : CLCG_OK, NULL);
 }

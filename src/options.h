@@ -40,4 +40,10 @@ typedef struct {
  * sets *exit_now for --help/--version (text printed on rank 0). */
 clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o, int *exit_now);
 
+/* Before any work: no output (-o, --json, --write-matrix, --write-binary, --tune-cache) may
+ * be empty, name an input (the matrix, --rhs) or another output (usage error), or lie in a
+ * directory that is missing or not writable (I/O error).  Rank 0 looks; all ranks return
+ * its verdict.  Collective. */
+clcg_status clcg_options_check_paths(MPI_Comm comm, const clcg_options *o);
+
 #endif

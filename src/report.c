@@ -161,14 +161,23 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     if (rank == 0) {
-        char tmp[4096], date[64], host[256] = "";
+        char tmp[4096], date[64], host[256] = "", *target = NULL;
+        int direct = 0;
         time_t now = time(NULL);
         strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         gethostname(host, sizeof host - 1);
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", o->json, (long)getpid());
-        FILE *f = fopen(tmp, "w");
-        if (!f)
+        st = clcg_out_target(o->json, &target, &direct);
+        if (st != CLCG_OK)
+            return clcg_agree(comm, st, NULL);
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", direct ? o->json : target, (long)getpid());
+        int dfd = direct ? clcg_out_open_direct(o->json) : -1;
+        FILE *f = direct ? (dfd >= 0 ? fdopen(dfd, "w") : NULL) : fopen(tmp, "w");
+        if (direct && dfd >= 0 && !f)
+            close(dfd);
+        if (!f) {
+            free(target);
             return clcg_agree(comm, clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(errno)), NULL);
+        }
         double per_it = res->iterations > 0 ? res->solve_time / (double)res->iterations : 0.0;
         fprintf(f, "{\n  \"program\": \"clcg-mpi\", \"version\": \"%s\", \"date\": \"%s\", \"host\": ",
                 PACKAGE_VERSION, date);
@@ -225,10 +234,12 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
             fprintf(f, "}");
         }
         fprintf(f, "%s]\n}\n", info->nk ? "\n  " : "");
-        if (fclose(f) != 0 || rename(tmp, o->json) != 0) {
+        if (fclose(f) != 0 || (!direct && rename(tmp, target) != 0)) {
             st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(errno));
-            remove(tmp);
+            if (!direct)
+                remove(tmp);
         }
+        free(target);
     }
     return clcg_agree(comm, st, NULL);
 }

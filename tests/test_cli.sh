@@ -49,4 +49,41 @@ ok $? "unwritable output: non-zero exit (rc=$rc), message names the file"
 [ $rc -eq 1 ] && [ ! -e "$t/x.mtx" ] && grep -q "NOT converged" "$t/out"
 ok $? "iteration limit: exit 1, no solution file"
 
+# outputs that would overwrite an input or each other: refused before anything is read
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 2\n2 2 4\n' >"$t/in.mtx"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n1\n' >"$t/b.mtx"
+cp "$t/in.mtx" "$t/in.orig"; cp "$t/b.mtx" "$t/b.orig"
+usage_error "--json onto the matrix" "$t/in.mtx" --json "$t/in.mtx"
+usage_error "-o onto the matrix, another spelling" "$t/in.mtx" -o "$t/../$(basename "$t")/in.mtx"
+usage_error "-o onto --rhs" "$t/in.mtx" --rhs "$t/b.mtx" -o "$t/b.mtx"
+usage_error "--tune-cache onto the matrix" "$t/in.mtx" --tune-cache "$t/in.mtx"
+usage_error "--write-binary onto the matrix" "$t/in.mtx" --write-binary "$t/in.mtx"
+usage_error "-o and --json one new file" "$t/in.mtx" -o "$t/s.mtx" --json "$t/s.mtx"
+usage_error "empty -o" "$t/in.mtx" -o ""
+usage_error "empty --json" "$t/in.mtx" --json ""
+cmp -s "$t/in.mtx" "$t/in.orig" && cmp -s "$t/b.mtx" "$t/b.orig" && [ ! -e "$t/s.mtx" ]
+ok $? "the inputs are untouched and nothing was written"
+ln -s "$t/in.mtx" "$t/link.mtx"
+usage_error "-o onto a link to the matrix" "$t/in.mtx" -o "$t/link.mtx"
+# an output that cannot be made is found before the solve (exit 3, the file named)
+"$CLCG_BIN" --generate poisson2d:6 --json "$t/nodir/r.json" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ ! -s "$t/out" ] && grep -q "r.json: cannot create the file: no directory" "$t/err"
+ok $? "--json into a missing directory: exit 3 before solving (rc=$rc: $(head -c 120 "$t/err"))"
+"$CLCG_BIN" --generate poisson2d:6 -o "$t" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && grep -q "it is a directory" "$t/err"
+ok $? "-o onto a directory: exit 3 (rc=$rc)"
+# outputs that are no regular file are written through (a FIFO stays a FIFO, a link a link)
+mkfifo "$t/fifo" && { cat "$t/fifo" >"$t/fifo.out" & }
+"$CLCG_BIN" --generate poisson2d:4 -o "$t/fifo" -q; rc=$?
+wait
+[ $rc -eq 0 ] && [ -p "$t/fifo" ] && [ "$(wc -l <"$t/fifo.out")" -eq 18 ]
+ok $? "-o onto a FIFO: written through it (rc=$rc, $(wc -l <"$t/fifo.out") lines)"
+: >"$t/target.mtx"; ln -s target.mtx "$t/out.lnk"
+"$CLCG_BIN" --generate poisson2d:4 -o "$t/out.lnk" -q; rc=$?
+[ $rc -eq 0 ] && [ -L "$t/out.lnk" ] && [ "$(wc -l <"$t/target.mtx")" -eq 18 ]
+ok $? "-o onto a symbolic link: its target written, the link kept (rc=$rc)"
+"$CLCG_BIN" --generate poisson2d:4 -o /dev/stdout -q >"$t/so.txt"; rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l <"$t/so.txt")" -eq 18 ] && [ -L /dev/stdout -o ! -f /dev/stdout ]
+ok $? "-o /dev/stdout redirected to a file: written there (rc=$rc)"
+
 done_testing
