@@ -62,7 +62,16 @@ static void tune_key(const clcg_slice *s, const char *kernel, char *key, size_t 
             *q = ' ';
 }
 
-static int cache_lookup(const char *path, const char *key, clcg_launch *L)
+/* A shape the search could have chosen on this device: anything else in the cache (edited,
+ * or damaged) is ignored, for the reductions need a power-of-two group size. */
+static int shape_valid(const clcg_slice *s, unsigned long wg, unsigned long ng)
+{
+    const unsigned long cu = s->dev.info.compute_units ? s->dev.info.compute_units : 1;
+    return wg >= 32 && wg <= 1024 && !(wg & (wg - 1)) && wg <= s->dev.info.max_wg && wg >= s->vs && ng >= 1 &&
+           ng <= SEARCH_GPC * cu;
+}
+
+static int cache_lookup(const clcg_slice *s, const char *path, const char *key, clcg_launch *L)
 {
     char line[1024];
     int found = 0;
@@ -75,7 +84,7 @@ static int cache_lookup(const char *path, const char *key, clcg_launch *L)
         if (!tab)
             continue;
         *tab = '\0';
-        if (!strcmp(line, key) && sscanf(tab + 1, "%lu %lu", &wg, &ng) == 2 && wg && ng) {
+        if (!strcmp(line, key) && sscanf(tab + 1, "%lu %lu", &wg, &ng) == 2 && shape_valid(s, wg, ng)) {
             L->wg = wg;
             L->ng = ng;
             found = 1;
@@ -168,7 +177,7 @@ clcg_status clcg_tune(clcg_slice *s, const char *cache, int force, int jacobi, c
     tune_key(s, "spmv", key[0], sizeof key[0]);
     tune_key(s, "update_xr", key[1], sizeof key[1]);
     for (int i = 0; i < 2; i++)
-        hits += !force && cache_lookup(path, key[i], &L[i]);
+        hits += !force && cache_lookup(s, path, key[i], &L[i]);
     if (hits == 2 && L[0].ng <= s->nparts && L[1].ng <= s->nparts) {
         s->spmv = L[0];
         s->vec = L[1];

@@ -75,6 +75,15 @@ a=$(json_num "$t/a.json" iterations); b=$(json_num "$t/b.json" iterations)
 ok $? "tuned ($a iterations, cache written) and untuned ($b) runs agree"
 "$CLCG_BIN" --generate poisson3d:12 --tune-cache "$t/tune.txt" --json "$t/c.json" -q
 grep -q '"tuning": "cached' "$t/c.json"; ok $? "a second run takes the tuned shapes from the cache"
+# a damaged cache (group sizes the reductions cannot use, or past the device's limit) is
+# ignored and searched again, never used for a wrong solve
+for bad in "7 2" "48 2" "100000 1" "32 0" "64 99999999"; do
+  sed "s/\t.*/\t$bad/" "$t/tune.txt" >"$t/bad.txt"
+  "$CLCG_BIN" --generate poisson3d:12 --tune-cache "$t/bad.txt" --json "$t/d.json" -q; rc=$?
+  d=$(json_num "$t/d.json" iterations); tr=$(json_num "$t/d.json" true)
+  [ $rc -eq 0 ] && absdiff_le "$d" "$b" 1 && le "$tr" 1e-7 && grep -q '"tuning": "searched' "$t/d.json"
+  ok $? "tune cache holding '$bad': ignored, searched again, $d iterations, true residual $tr (rc=$rc)"
+done
 
 # p formed in a pass of its own before a plain SpMV (the form large SELL slices and csr-stream
 # take on one device), and inside the SpMV: the same iterates as the reference
