@@ -1226,7 +1226,10 @@ static clcg_status pick_devices(MPI_Comm comm, const clcg_options *o, clcg_devin
         *count = 1;
     } else if (st == CLCG_OK && same && lsize > 1) {
         int per = o->devices_per_rank ? o->devices_per_rank : (m / lsize > 0 ? m / lsize : 1);
-        if ((lrank + 1) * per <= m) {
+        if (o->devices_per_rank && (lrank + 1) * per > m) {
+            st = clcg_error(CLCG_ERR_DEVICE, "--devices-per-rank %d: %d ranks on this node see only %d device%s",
+                            per, lsize, m, m == 1 ? "" : "s");
+        } else if ((lrank + 1) * per <= m) {
             *first = lrank * per;
             *count = per;
         } else {

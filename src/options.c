@@ -50,6 +50,8 @@ static const char usage_text[] =
     "      --devices-per-rank N   devices each rank drives (default: all it gets)\n"
     "      --format auto|csr-scalar|csr-vector|sell|csr-adaptive|csr-stream  device storage\n"
     "      --tune, --no-tune, --tune-cache FILE  work-group shape search and cache\n"
+    "                             (--autotune, --no-autotune: the same; Open MPI's mpirun\n"
+    "                             takes --tune for itself)\n"
     "      --load-only            read, partition and set up, then stop\n"
     "      --repeat N             solve N times after a warm-up; report the median time\n"
     "  -h, --help                 this text\n"
@@ -92,6 +94,8 @@ static const struct option long_opts[] = {
     {"format", required_argument, 0, OPT_FORMAT},
     {"variant", required_argument, 0, OPT_VARIANT},
     {"tune", no_argument, 0, OPT_TUNE},
+    {"autotune", no_argument, 0, OPT_TUNE},       /* the spelling mpirun leaves alone */
+    {"no-autotune", no_argument, 0, OPT_NO_TUNE},
     {"tune-cache", required_argument, 0, OPT_TUNE_CACHE},
     {"no-tune", no_argument, 0, OPT_NO_TUNE},
     {"load-only", no_argument, 0, OPT_LOAD_ONLY},
@@ -148,6 +152,9 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     o->device_type = getenv("CLCG_DEVICE_TYPE");
     if (o->device_type && !*o->device_type)
         o->device_type = NULL;
+    if (o->device_type && strcmp(o->device_type, "gpu") && strcmp(o->device_type, "cpu") &&
+        strcmp(o->device_type, "all"))
+        return clcg_error(CLCG_ERR_USAGE, "CLCG_DEVICE_TYPE=%s: not one of gpu, cpu, all", o->device_type);
     *exit_now = 0;
     opterr = 0;
     optind = 1;

@@ -36,6 +36,9 @@ usage_error "generator without size" --generate poisson3d
 usage_error "generator with bad size" --generate poisson3d:0
 usage_error "bad device type" --device-type fpga x.mtx
 usage_error "tune and no-tune" --tune --no-tune x.mtx
+usage_error "autotune and no-autotune" --autotune --no-autotune x.mtx
+CLCG_DEVICE_TYPE=GPU usage_error "CLCG_DEVICE_TYPE not gpu, cpu or all" x.mtx
+grep -q 'CLCG_DEVICE_TYPE=GPU' "$t/err"; ok $? "the variable is named"
 
 "$CLCG_BIN" "$t/missing.mtx" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && grep -q "missing.mtx" "$t/err" && [ "$(wc -l <"$t/err")" -eq 1 ]

@@ -103,6 +103,12 @@ for np in 3 5; do
   [ $rc -eq 0 ] && le "$r" 1e-14
   ok $? "a 3-row file on $np ranks: solved (rc=$rc), true residual $r"
 done
+# asking for more devices than the ranks of a node share: refused on every rank count alike
+for np in 1 2; do
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:8 --devices-per-rank 64 --device-type cpu -q 2>"$t/err"; rc=$?
+  [ $rc -eq 5 ] && grep -q -- '--devices-per-rank 64' "$t/err"
+  ok $? "--devices-per-rank 64 on $np rank(s): exit 5 (rc=$rc, $(grep -m1 clcg-mpi "$t/err" | head -c 100))"
+done
 # several devices per rank (the CPU device opened twice stands in for two GPUs)
 timeout 300 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson3d:13 --devices-per-rank 2 --device-type cpu --json "$t/d.json" -q 2>"$t/err"; rc=$?
 it=$(json_num "$t/d.json" iterations)
