@@ -1338,6 +1338,114 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
     }
 }
 
+/* One solve in the chosen variant from x = 0 with the b on the devices, waited for. */
+static clcg_status solve_variant(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
+{
+    clcg_status st;
+    if (!strcmp(c->variant, "single-reduction"))
+        st = solve_sr(c, tol2, bnorm, res, run);
+    else if (!strcmp(c->variant, "pipelined"))
+        st = solve_pipe(c, tol2, bnorm, res, run);
+    else if (c->size == 1 && c->nd == 1)
+        st = solve_fused(c, tol2, bnorm, res, run);
+    else
+        st = solve_host(c, tol2, bnorm, res, run);
+    for (int d = 0; d < c->nd && st == CLCG_OK; d++)
+        st = clcg_cl_fail_if(clFinish(c->s[d].dev.queue), "clFinish");
+    return st;
+}
+
+/* b (or, scaled, D^-1/2 b) of my rows onto the devices; hp: room for my rows */
+static clcg_status put_b(cg_ctx *c, const double *b)
+{
+    for (int d = 0; d < c->nd; d++) {
+        clcg_slice *s = &c->s[d];
+        const double *bd = b + s->row_lo;
+        if (!s->nrows)
+            continue;
+        if (c->scale) {
+            for (int64_t i = 0; i < s->nrows; i++)
+                c->hp[i] = c->scale[i] * bd[i];
+            bd = c->hp;
+        }
+        CLCG_CALL(clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->b, CL_TRUE, 0, (size_t)s->nrows * sizeof(double),
+                                                       bd, 0, NULL, NULL), "clEnqueueWriteBuffer(b)"));
+    }
+    return CLCG_OK;
+}
+
+/* x of my rows from the devices into out (D^-1/2 y when scaled) */
+static clcg_status get_x(cg_ctx *c, double *out)
+{
+    for (int d = 0; d < c->nd; d++) {
+        clcg_slice *s = &c->s[d];
+        if (!s->nrows)
+            continue;
+        CLCG_CALL(clcg_cl_fail_if(clEnqueueReadBuffer(s->dev.queue, s->x, CL_TRUE, 0, (size_t)s->nrows * sizeof(double),
+                                                      out + s->row_lo, 0, NULL, NULL), "clEnqueueReadBuffer(x)"));
+        for (int64_t i = 0; c->scale && i < s->nrows; i++)
+            out[s->row_lo + i] *= c->scale[i];
+    }
+    return CLCG_OK;
+}
+
+/* The recurrences can drift from b - Ax, the pipelined form's most: it may stop with its
+ * recursive residual under --rtol and the true one tens of times above.  Then A d = b - Ax
+ * is solved on the devices for the correction (the same variant, to the same absolute
+ * tolerance), x += d, while the true residual keeps falling, at most REFINE times.  What
+ * stays above --rtol is reported as the limit reached (res->at_limit). */
+#define REFINE 4
+#define REFINE_SLACK 2.0   /* a true residual within this factor of --rtol is left alone */
+
+static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info)
+{
+    clcg_problem *p = c->p;
+    const double rtol = c->o->rtol;
+    const int breakdown = res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE;
+    clcg_status st = CLCG_OK;
+    double *r = NULL, *d = NULL;
+    if (!(res->outcome == CLCG_CONVERGED || (breakdown && res->rel_residual <= 1e-12)) ||
+        !(res->true_residual > REFINE_SLACK * rtol))
+        return CLCG_OK;
+    st = clcg_malloc(&r, (size_t)p->A.ncols + 1, sizeof *r, "residual for refinement");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&d, (size_t)p->A.ncols + 1, sizeof *d, "correction");
+    CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
+    const double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0, tol2 = (rtol * bnorm) * (rtol * bnorm);
+    for (int k = 0; k < REFINE && res->true_residual > REFINE_SLACK * rtol; k++) {
+        clcg_solve_result rc = *res;
+        double rel = 0.0;
+        int64_t run = 0;
+        CLCG_CHECK(st, clcg_residual(&p->A, &p->halo, p->b, p->x, r, &rel), out);
+        CLCG_CHECK(st, clcg_agree(c->comm, put_b(c, r), NULL), out);
+        CLCG_CHECK(st, clcg_agree(c->comm, solve_variant(c, tol2, bnorm, &rc, &run), NULL), out);
+        CLCG_CHECK(st, clcg_agree(c->comm, get_x(c, d), NULL), out);
+        for (int64_t i = 0; i < p->A.nrows; i++) {
+            r[i] = p->x[i];   /* kept, should the correction not help */
+            p->x[i] += d[i];
+        }
+        CLCG_CHECK(st, clcg_true_residual(&p->A, &p->halo, p->b, p->x, &rel), out);
+        res->iterations += rc.iterations;
+        info->iterations_run += run;
+        info->refinements++;
+        if (!(rel < res->true_residual)) {
+            memcpy(p->x, r, (size_t)p->A.nrows * sizeof *r);
+            break;
+        }
+        res->true_residual = rel;
+        res->rel_residual = rc.rel_residual;
+    }
+    if (res->true_residual <= REFINE_SLACK * rtol) {
+        res->outcome = CLCG_CONVERGED;
+    } else if (res->outcome == CLCG_CONVERGED) {
+        res->at_limit = 1;
+    }
+out:
+    free(r);
+    free(d);
+    return st;
+}
+
 clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, clcg_solve_result *res,
                         clcg_run_info *info)
 {
@@ -1461,16 +1569,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             double ts = MPI_Wtime();
             c.launches = c.syncs = 0;
             c.t_exchange = c.t_allreduce = 0.0;
-            if (!strcmp(c.variant, "single-reduction"))
-                st = solve_sr(&c, tol2, bnorm, res, &run);
-            else if (!strcmp(c.variant, "pipelined"))
-                st = solve_pipe(&c, tol2, bnorm, res, &run);
-            else if (c.size == 1 && c.nd == 1)
-                st = solve_fused(&c, tol2, bnorm, res, &run);
-            else
-                st = solve_host(&c, tol2, bnorm, res, &run);
-            for (int d = 0; d < c.nd && st == CLCG_OK; d++)
-                st = clcg_cl_fail_if(clFinish(c.s[d].dev.queue), "clFinish");
+            st = solve_variant(&c, tol2, bnorm, res, &run);
             double t = MPI_Wtime() - ts;
             MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
             if (rep >= 0 && rep < CLCG_MAX_REPEATS)
@@ -1509,6 +1608,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
     /* the true residual, on the host, independent of the device kernels */
     st = clcg_true_residual(&p->A, &p->halo, p->b, p->x, &res->true_residual);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, refine(&c, res, info), out);
 out:
     for (int d = 0; c.s && d < c.nd; d++) {
         if (c.prof && c.prof[d].n)

@@ -112,6 +112,10 @@ clcg_status clcg_allreduce_dd(MPI_Comm comm, double *v, int npairs);
 clcg_status clcg_dd_mpi(MPI_Datatype *type, MPI_Op *op);
 void clcg_allreduce_dd_free(void);
 
+/* r = b - A x (my rows) and *rel = ||b - A x|| / ||b|| over all ranks (x with room for
+ * ghosts; exchanged inside).  Collective. */
+clcg_status clcg_residual(const clcg_csr *A, clcg_halo *h, const double *b, double *x, double *r,
+                          double *rel);
 /* ||b - A x|| / ||b|| over all ranks (x with room for ghosts; exchanged inside). */
 clcg_status clcg_true_residual(const clcg_csr *A, clcg_halo *h, const double *b, double *x,
                                double *rel);

@@ -112,6 +112,9 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     else
         printf("NOT converged: %s (%lld iterations)\n", clcg_outcome_message(res->outcome),
                (long long)res->iterations);
+    if (info->refinements)
+        printf("  refined: %d correction solve%s of A d = b - Ax (the recurrences had drifted from it)\n",
+               info->refinements, info->refinements > 1 ? "s" : "");
     printf("  ||r||/||b|| (recursive) = %.3e\n", res->rel_residual);
     printf("  ||b-Ax||/||b|| (true)   = %.3e\n", res->true_residual);
     if (info->have_error)
@@ -198,8 +201,9 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
                 o->rtol, (long long)o->max_it, precond_name(o->precond), exchange_name(o->exchange),
                 info->format, info->variant);
         json_str(f, info->tuning);
-        fprintf(f, "},\n  \"outcome\": \"%s\", \"iterations\": %lld, \"iterations_run\": %lld,\n",
-                clcg_outcome_name(res->outcome), (long long)res->iterations, (long long)info->iterations_run);
+        fprintf(f, "},\n  \"outcome\": \"%s\", \"iterations\": %lld, \"iterations_run\": %lld, \"refinements\": %d,\n",
+                clcg_outcome_name(res->outcome), (long long)res->iterations, (long long)info->iterations_run,
+                info->refinements);
         fprintf(f, "  \"residual\": {\"recursive\": ");
         json_num(f, res->rel_residual);
         fprintf(f, ", \"true\": ");

@@ -31,6 +31,7 @@ typedef struct {
     int have_error;                 /* b = A*1: error against x = 1 */
     double err_inf, err_rel;
     int64_t iterations_run;         /* iterations enqueued (>= iterations when checked lazily) */
+    int refinements;                /* correction solves after the first (cg_ocl.c: refine) */
     int nrepeats;                   /* --repeat: timed solves, their times (max over ranks) */
     double solve_times[CLCG_MAX_REPEATS];
 } clcg_run_info;
