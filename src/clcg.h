@@ -116,6 +116,8 @@ typedef struct {
     double *val;
     int symmetric;      /* file stored one triangle; expand when assembling */
     int fixed;          /* a view into storage owned elsewhere: never grows or frees */
+    int64_t line_below, line_above;   /* symmetric files: the first line of an off-diagonal
+                                       * entry below / above the diagonal (0: none yet) */
 } clcg_coo;
 
 void clcg_coo_free(clcg_coo *a);

@@ -42,6 +42,8 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
                 st = clcg_gen_rows(&g, 0, g.n, &t);
         } else {
             st = clcg_mm_read_matrix(o->matrix, &h, &t);
+            if (st == CLCG_OK)
+                st = clcg_mm_one_triangle(o->matrix, t.line_below, t.line_above);
         }
         if (st == CLCG_OK)
             st = clcg_csr_from_coo(o->generate ? o->generate : o->matrix, &t,

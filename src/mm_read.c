@@ -466,6 +466,9 @@ static clcg_status parse_entries(const char *path, const clcg_mm_header *h, cons
                 int64_t t = i;
                 i = j;
                 j = t;
+                out->line_above = out->line_above ? out->line_above : line;
+            } else if (sym && j < i) {
+                out->line_below = out->line_below ? out->line_below : line;
             }
         } else {
             const char *f = p;
@@ -521,6 +524,15 @@ clcg_status clcg_mm_parse_entries(const char *path, const clcg_mm_header *h, con
     if (!path || !h || (!buf && len) || !out || !count)
         return clcg_error(CLCG_ERR_INTERNAL, "clcg_mm_parse_entries: NULL argument");
     return parse_entries(path, h, buf, len, first_line, out, count, &next_line);
+}
+
+clcg_status clcg_mm_one_triangle(const char *path, int64_t line_below, int64_t line_above)
+{
+    if (!line_below || !line_above)
+        return CLCG_OK;
+    return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": an entry above the diagonal, and line %" PRId64 " holds "
+                      "one below it: a symmetric file stores one triangle (mirrored, a pair given on both "
+                      "sides would count twice)", path, line_above, line_below);
 }
 
 /* ---- header ---- */

@@ -347,6 +347,10 @@ static int parse_parallel(const char *path, const clcg_mm_header *open_h, const 
             }
             total += n;
             *k += j->count[p];
+            if (!coo->line_below)
+                coo->line_below = j->part[p].line_below;
+            if (!coo->line_above)
+                coo->line_above = j->part[p].line_above;
         }
         coo->len = total;
     } else {
@@ -1508,6 +1512,13 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
         if (rank == 0 && count < h.nentries)
             st = clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": truncated: %" PRId64 " entries of %"
                             PRId64 " declared", path, last_line, count, h.nentries);
+        CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    }
+    if (symmetric) {   /* one triangle: the first line of each side over all ranks */
+        int64_t first[2] = {coo.line_below ? coo.line_below : INT64_MAX, coo.line_above ? coo.line_above : INT64_MAX};
+        CLCG_CHECK(st, mpi_ok(MPI_Allreduce(MPI_IN_PLACE, first, 2, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce"), out);
+        if (rank == 0 && first[0] < INT64_MAX && first[1] < INT64_MAX)
+            st = clcg_mm_one_triangle(path, first[0], first[1]);
         CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     }
     info->held = coo.len;

@@ -71,6 +71,20 @@ grep -q 'A(2,1) = -inf' "$t/err"; ok $? "dupinf2.mtx: the entry is named ($(head
 "$CLCG_BIN" "$t/dupinf.mtx" --write-matrix "$t/w.mtx" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ ! -e "$t/w.mtx" ] && grep -q 'A(1,1) = inf' "$t/err"
 ok $? "dupinf.mtx --write-matrix: refused (rc=$rc), nothing written"
+# a symmetric file with entries on both sides of the diagonal: mirrored, (2,1) and (1,2)
+# would be summed into twice the value; refused, both lines named.  Upper entries alone are
+# mirrored (the same matrix).
+{ mm symmetric; printf '3 3 5\n1 1 4\n2 1 1\n1 2 1\n2 2 4\n3 3 4\n'; } >"$t/both.mtx"
+for np in 1 2 3; do
+  check_error "$t/both.mtx" $np 3
+  grep -q 'both.mtx:5: an entry above the diagonal, and line 4 holds one below it' "$t/err"
+  ok $? "both.mtx on $np rank(s): both lines named"
+done
+CLCG_PARSE_MIN=1 check_error "$t/both.mtx" 1 3
+{ mm symmetric; printf '3 3 5\n1 1 4\n1 2 -1\n2 2 4\n2 3 -1\n3 3 4\n'; } >"$t/upper.mtx"
+{ mm symmetric; printf '3 3 5\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n3 3 4\n'; } >"$t/lower.mtx"
+"$CLCG_BIN" "$t/upper.mtx" -o "$t/xu.mtx" -q && "$CLCG_BIN" "$t/lower.mtx" -o "$t/xl.mtx" -q && cmp -s "$t/xu.mtx" "$t/xl.mtx"
+ok $? "a symmetric file of upper entries only: the same solution as its lower triangle"
 # a generated problem too large for the ranks is refused at once (no walk over its rows)
 timeout 20 "$CLCG_BIN" --generate poisson3d:46340,46340,100000000 >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'too many for 1 rank' "$t/err"
