@@ -90,7 +90,7 @@ static const double pow10_exact[23] = {
     1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-enum { NUM_OK, NUM_BAD, NUM_NOT_INT, NUM_NAN, NUM_INF, NUM_OVERFLOW, NUM_MEMORY };
+enum { NUM_OK, NUM_BAD, NUM_NOT_INT, NUM_NAN, NUM_INF, NUM_OVERFLOW, NUM_UNDERFLOW, NUM_MEMORY };
 
 #if defined(__GNUC__)
 #define MM_NOINLINE __attribute__((noinline))
@@ -249,6 +249,8 @@ static int scan_value_slow(const char **pp, const char *end, int integer, int an
         r = NUM_NAN;
     else if (isinf(x))
         r = errno == ERANGE ? NUM_OVERFLOW : NUM_INF;
+    else if (x == 0.0 && errno == ERANGE)
+        r = NUM_UNDERFLOW;  /* nonzero, yet below the least double: 0 would change the matrix */
     if (tmp != small)
         free(tmp);
     if (r == NUM_OK) {
@@ -318,6 +320,9 @@ static clcg_status value_error(const char *path, int64_t line, int r, const char
     case NUM_OVERFLOW:
         return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": value '%s' overflows a double",
                           path, line, tok);
+    case NUM_UNDERFLOW:
+        return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": value '%s' underflows a double (nonzero, "
+                          "below 4.9e-324)", path, line, tok);
     case NUM_MEMORY:
         return clcg_error(CLCG_ERR_MEMORY, "%s:%" PRId64 ": out of host memory copying a "
                           "value", path, line);

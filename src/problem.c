@@ -236,6 +236,48 @@ static void scale_by(double *v, int64_t n, int e)
         v[i] = ldexp(v[i], e);
 }
 
+typedef struct {
+    const clcg_csr *A;
+    int64_t bad[MAX_PIECES];   /* 1 + the first row whose 1/a_ii overflows, or 0 */
+} diag_job;
+
+static void diag_pieces(void *arg, int64_t lo, int64_t hi)
+{
+    diag_job *j = arg;
+    const clcg_csr *A = j->A;
+    for (int64_t c = lo; c < hi; c++) {
+        j->bad[c] = 0;
+        for (int64_t i = A->nrows * c / MAX_PIECES; i < A->nrows * (c + 1) / MAX_PIECES && !j->bad[c]; i++)
+            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+                if (A->colind[k] == i && !isfinite(1.0 / A->val[k]))
+                    j->bad[c] = i + 1;
+    }
+}
+
+/* Jacobi divides by the diagonal: one so small that its inverse overflows (a subnormal below
+ * 2^-1024) is refused as input rather than turning the iteration into Inf and NaN.  After the
+ * scaling above.  Collective. */
+static clcg_status check_jacobi(MPI_Comm comm, const char *name, const clcg_csr *A, int exp_a)
+{
+    diag_job j = {A, {0}};
+    clcg_status st = CLCG_OK;
+    char sd[32];
+    clcg_parallel_for(MAX_PIECES, diag_pieces, &j);
+    for (int c = 0; c < MAX_PIECES && st == CLCG_OK; c++)
+        if (j.bad[c]) {
+            const int64_t i = j.bad[c] - 1;
+            double d = 0.0;
+            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+                if (A->colind[k] == i)
+                    d = ldexp(A->val[k], -exp_a);
+            st = clcg_error(CLCG_ERR_INPUT, "%s: diagonal entry A(%lld,%lld) = %s, %s: Jacobi cannot divide by it "
+                            "(--precond none does without)", name, (long long)(A->row0 + i + 1),
+                            (long long)(A->row0 + i + 1), clcg_show_double(d, sd),
+                            exp_a ? "too small beside the largest entry" : "its inverse overflows");
+        }
+    return clcg_agree(comm, st, NULL);
+}
+
 clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p)
 {
     clcg_status st = CLCG_OK;
@@ -280,6 +322,8 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
      * power of two first: exact, the same iterates up to that factor */
     p->exp_a = range_exponent(comm, p->A.val, p->A.nnz);
     scale_by(p->A.val, p->A.nnz, p->exp_a);
+    if (o->precond == CLCG_PRECOND_JACOBI)
+        CLCG_CHECK(st, check_jacobi(comm, p->name, &p->A, p->exp_a), out);
 
     /* b: from --rhs, else A*1 (the exact solution is then known) */
     st = clcg_malloc(&p->b, (size_t)p->A.nrows + 1, sizeof *p->b, "right-hand side");

@@ -85,6 +85,19 @@ CLCG_PARSE_MIN=1 check_error "$t/both.mtx" 1 3
 { mm symmetric; printf '3 3 5\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n3 3 4\n'; } >"$t/lower.mtx"
 "$CLCG_BIN" "$t/upper.mtx" -o "$t/xu.mtx" -q && "$CLCG_BIN" "$t/lower.mtx" -o "$t/xl.mtx" -q && cmp -s "$t/xu.mtx" "$t/xl.mtx"
 ok $? "a symmetric file of upper entries only: the same solution as its lower triangle"
+# numbers: a nonzero value below the least double is refused like one above the largest; a
+# diagonal whose inverse overflows cannot take Jacobi (without a preconditioner it solves)
+for v in 2e-400 -1e-999; do
+  { mm symmetric; printf '2 2 2\n1 1 %s\n2 2 4\n' $v; } >"$t/num.mtx"
+  check_error "$t/num.mtx" 1 3
+  grep -q "num.mtx:3: value '$v'" "$t/err"; ok $? "value $v: line 3 named ($(head -c 100 "$t/err"))"
+done
+{ mm symmetric; printf '2 2 2\n1 1 1e-310\n2 2 4\n'; } >"$t/subn.mtx"
+for np in 1 2; do
+  check_error "$t/subn.mtx" $np 3
+  grep -q 'A(1,1) = 1e-310, its inverse overflows' "$t/err"; ok $? "subnormal diagonal on $np rank(s): named"
+done
+"$CLCG_BIN" "$t/subn.mtx" --precond none -q; ok $? "subnormal diagonal without a preconditioner: solved"
 # a generated problem too large for the ranks is refused at once (no walk over its rows)
 timeout 20 "$CLCG_BIN" --generate poisson3d:46340,46340,100000000 >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'too many for 1 rank' "$t/err"
