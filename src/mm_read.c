@@ -531,6 +531,17 @@ clcg_status clcg_mm_parse_entries(const char *path, const clcg_mm_header *h, con
     return parse_entries(path, h, buf, len, first_line, out, count, &next_line);
 }
 
+const char *clcg_gz_message(const char *path, const char *zmsg)
+{
+    const size_t n = strlen(path);
+    const char *q = zmsg && !strncmp(zmsg, "<fd:", 4) ? strstr(zmsg, ">: ") : NULL;
+    if (!zmsg)
+        return "zlib error";
+    if (q)
+        return q + 3;
+    return !strncmp(zmsg, path, n) && !strncmp(zmsg + n, ": ", 2) ? zmsg + n + 2 : zmsg;
+}
+
 clcg_status clcg_mm_one_triangle(const char *path, int64_t line_below, int64_t line_above)
 {
     if (!line_below || !line_above)
@@ -963,7 +974,7 @@ static clcg_status src_fill(mm_src *s)
             return clcg_error(CLCG_ERR_IO, "%s: read error: %s", s->path, strerror(errno));
         if (zerr != Z_OK)
             return clcg_error(CLCG_ERR_INPUT, "%s: corrupt or truncated gzip data (%s)",
-                              s->path, zmsg ? zmsg : "zlib error");
+                              s->path, clcg_gz_message(s->path, zmsg));
         if (r <= 0)
             s->eof = 1;
         else

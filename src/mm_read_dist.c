@@ -509,7 +509,7 @@ static clcg_status gz_fill(gzFile g, const char *path, char *buf, size_t cap, si
             return clcg_error(CLCG_ERR_IO, "%s: read error: %s", path, strerror(errno));
         if (zerr != Z_OK)
             return clcg_error(CLCG_ERR_INPUT, "%s: corrupt or truncated gzip data (%s)", path,
-                              zmsg ? zmsg : "zlib error");
+                              clcg_gz_message(path, zmsg));
         if (r <= 0)
             *eof = 1;
         else

@@ -98,6 +98,13 @@ for np in 1 2; do
   grep -q 'A(1,1) = 1e-310, its inverse overflows' "$t/err"; ok $? "subnormal diagonal on $np rank(s): named"
 done
 "$CLCG_BIN" "$t/subn.mtx" --precond none -q; ok $? "subnormal diagonal without a preconditioner: solved"
+# a truncated gzip file: zlib's words, the same on every rank count, the file named once
+"$CLCG_BIN" --generate poisson2d:30 --write-matrix "$t/g.mtx" -q && gzip -c "$t/g.mtx" | head -c 3000 >"$t/gt.mtx.gz"
+for np in 1 2; do
+  check_error "$t/gt.mtx.gz" $np 3
+  grep -q 'gt.mtx.gz: corrupt or truncated gzip data (unexpected end of file)' "$t/err"
+  ok $? "truncated gzip on $np rank(s): $(head -c 120 "$t/err")"
+done
 # a generated problem too large for the ranks is refused at once (no walk over its rows)
 timeout 20 "$CLCG_BIN" --generate poisson3d:46340,46340,100000000 >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'too many for 1 rank' "$t/err"
