@@ -81,10 +81,12 @@ static int parse_dims(const char *s, int64_t *d, int maxd)
             return -1;
         d[k++] = v;
         s = end;
-        if (*s == ',' || *s == 'x')
-            s++;
-        else if (*s)
+        if (*s == ',' || *s == 'x') {
+            if (!*++s)
+                return -1;   /* a separator ends the sizes */
+        } else if (*s) {
             return -1;
+        }
     }
     return k;
 }

@@ -34,6 +34,8 @@ usage_error "matrix and --generate" a.mtx --generate poisson2d:4
 usage_error "unknown generator" --generate cube:4
 usage_error "generator without size" --generate poisson3d
 usage_error "generator with bad size" --generate poisson3d:0
+usage_error "generator size ending in a comma" --generate poisson2d:3,
+usage_error "generator size ending in an x" --generate poisson3d:3x
 usage_error "bad device type" --device-type fpga x.mtx
 usage_error "tune and no-tune" --tune --no-tune x.mtx
 usage_error "autotune and no-autotune" --autotune --no-autotune x.mtx
