@@ -2,6 +2,7 @@
 #include "config.h"
 #include "mm.h"
 #include "csr.h"
+#include "dist.h"
 #include "problem.h"
 #include "report.h"
 #include "solve.h"
@@ -25,13 +26,41 @@ static int fail(MPI_Comm comm, clcg_status st)
     return clcg_exit_code_status(st);
 }
 
+/* --write-matrix of a binary file: rank 0 reads it whole (its rows hold global columns) */
+static clcg_status binary_to_mm(const clcg_options *o)
+{
+    int64_t row_begin[2];
+    clcg_csr A = {0};
+    clcg_gidx *gcol = NULL;
+    clcg_dist_info info;
+    memset(&info, 0, sizeof info);
+    clcg_status st = clcg_dist_read_binary(MPI_COMM_SELF, o->matrix, o->symmetry_check, row_begin, &A, &gcol, &info);
+    if (st == CLCG_OK && (gcol || A.n > INT32_MAX))
+        st = clcg_error(CLCG_ERR_INPUT, "%s: %lld rows: too many for --write-matrix", o->matrix, (long long)A.n);
+    A.ncols = A.n;   /* no halo set up: the columns are global */
+    /* both triangles are stored; one whose symmetry was never checked is written whole */
+    const int sym = !info.unchecked;
+    if (st == CLCG_OK)
+        st = clcg_mm_write_csr(o->write_matrix, &A, sym);
+    if (st == CLCG_OK && !o->quiet)
+        printf("wrote %s: n = %lld, nnz = %lld (%s)\n", o->write_matrix, (long long)A.n, (long long)A.nnz,
+               sym ? "symmetric, lower triangle stored" : "general, every entry stored");
+    free(gcol);
+    clcg_csr_free(&A);
+    return st;
+}
+
 /* --write-matrix: rank 0 builds or reads the whole matrix and writes it; the rest wait. */
 static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
 {
-    int rank;
+    int rank, binary = 0;
     clcg_status st = CLCG_OK;
     MPI_Comm_rank(comm, &rank);
-    if (rank == 0) {
+    if (o->matrix)
+        CLCG_CALL(clcg_dist_probe_binary(comm, o->matrix, &binary));
+    if (rank == 0 && binary) {
+        st = binary_to_mm(o);
+    } else if (rank == 0) {
         clcg_coo t = {0};
         clcg_csr A = {0};
         clcg_mm_header h = {0};

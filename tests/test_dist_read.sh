@@ -221,4 +221,16 @@ run 2 "$t/unsym.bin" --no-symmetry-check --max-iterations 50 -q >"$t/out" 2>"$t/
 "$CLCG_BIN" --no-symmetry-check "$t/unsym.mtx" --write-matrix "$t/w.mtx" -q; rc=$?
 [ $rc -eq 0 ] && grep -q 'coordinate real general' "$t/w.mtx" && [ "$(sed -n 2p "$t/w.mtx")" = "3 3 7" ]
 ok $? "--write-matrix of that general file keeps it general, all 7 entries (rc=$rc)"
+# a binary file back to Matrix Market: the same text as written from the .mtx it came from
+"$CLCG_BIN" "$t/p3d.mtx" --write-matrix "$t/p3d-w.mtx" -q
+for np in 1 2; do
+  rm -f "$t/back.mtx"
+  run $np "$t/serial.bin" --write-matrix "$t/back.mtx" -q; rc=$?
+  [ $rc -eq 0 ] && cmp -s "$t/back.mtx" "$t/p3d-w.mtx"
+  ok $? "--write-matrix of a binary file on $np rank(s): the text written from the .mtx (rc=$rc)"
+done
+head -c 200 "$t/serial.bin" >"$t/cut.bin"
+run 1 "$t/cut.bin" --write-matrix "$t/cut.mtx" -q 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ ! -e "$t/cut.mtx" ] && grep -q 'truncated' "$t/err"
+ok $? "--write-matrix of a truncated binary file: refused (rc=$rc)"
 done_testing
