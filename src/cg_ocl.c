@@ -1226,7 +1226,8 @@ static clcg_status pick_devices(MPI_Comm comm, const clcg_options *o, clcg_devin
         *count = 1;
     } else if (st == CLCG_OK && same && lsize > 1) {
         int per = o->devices_per_rank ? o->devices_per_rank : (m / lsize > 0 ? m / lsize : 1);
-        if (o->devices_per_rank && (lrank + 1) * per > m) {
+        /* the same verdict on every rank of the node: one device each may be shared */
+        if (o->devices_per_rank && (per > m || (per > 1 && lsize * per > m))) {
             st = clcg_error(CLCG_ERR_DEVICE, "--devices-per-rank %d: %d ranks on this node see only %d device%s",
                             per, lsize, m, m == 1 ? "" : "s");
         } else if ((lrank + 1) * per <= m) {
@@ -1416,7 +1417,8 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         clcg_solve_result rc = *res;
         double rel = 0.0;
         int64_t run = 0;
-        CLCG_CHECK(st, clcg_residual(&p->A, &p->halo, p->b, p->x, r, &rel), out);
+        CLCG_CHECK(st, clcg_agree(c->comm, clcg_residual(&p->A, &p->halo, p->b, p->x, r, &rel), NULL), out);
+        rc.iterations = 0;   /* a solve that stops at once leaves it as it was */
         CLCG_CHECK(st, clcg_agree(c->comm, put_b(c, r), NULL), out);
         CLCG_CHECK(st, clcg_agree(c->comm, solve_variant(c, tol2, bnorm, &rc, &run), NULL), out);
         CLCG_CHECK(st, clcg_agree(c->comm, get_x(c, d), NULL), out);
@@ -1424,7 +1426,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             r[i] = p->x[i];   /* kept, should the correction not help */
             p->x[i] += d[i];
         }
-        CLCG_CHECK(st, clcg_true_residual(&p->A, &p->halo, p->b, p->x, &rel), out);
+        CLCG_CHECK(st, clcg_agree(c->comm, clcg_true_residual(&p->A, &p->halo, p->b, p->x, &rel), NULL), out);
         res->iterations += rc.iterations;
         info->iterations_run += run;
         info->refinements++;
@@ -1433,7 +1435,8 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             break;
         }
         res->true_residual = rel;
-        res->rel_residual = rc.rel_residual;
+        if (rc.outcome == CLCG_CONVERGED)
+            res->rel_residual = rc.rel_residual;
     }
     if (res->true_residual <= REFINE_SLACK * rtol) {
         res->outcome = CLCG_CONVERGED;

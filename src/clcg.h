@@ -96,6 +96,8 @@ clcg_status clcg_realloc(void *pptr, size_t count, size_t size, const char *what
 clcg_status clcg_out_target(const char *path, char **target, int *direct);
 /* A descriptor open for writing to PATH in place (*direct above), or -1 (errno set). */
 int clcg_out_open_direct(const char *path);
+/* PATH names an open descriptor (/dev/stdout, /dev/fd/N, ...): written through it. */
+int clcg_out_is_descriptor(const char *path);
 
 /* fn(ctx, lo, hi) over [0, n) cut into contiguous ranges, one per CPU this process may run
  * on (at most 32; in this thread when there is one CPU or a thread cannot start).  fn must

@@ -46,9 +46,15 @@ static int out_descriptor(const char *path)
     return *end || v > 65535 ? -1 : (int)v;
 }
 
+int clcg_out_is_descriptor(const char *path)
+{
+    return out_descriptor(path) >= 0;
+}
+
 int clcg_out_open_direct(const char *path)
 {
     int fd = out_descriptor(path);
+    fflush(NULL);   /* what went to stdout before comes before it */
     return fd >= 0 ? dup(fd) : open(path, O_WRONLY);
 }
 

@@ -1,4 +1,5 @@
 /* Command-line parsing (getopt_long, GNU style) and --help text. */
+#define _DEFAULT_SOURCE   /* realpath */
 #include "options.h"
 #include "config.h"
 
@@ -256,7 +257,8 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
 
 typedef struct {
     const char *opt, *path;
-    int out;
+    int out;   /* 1: an output; 2: an output made on demand (the tune cache: its directories
+                * are created, and a cache that cannot be written only costs a search) */
 } named_path;
 
 /* The directory part of path ("." for none) in buf. */
@@ -271,8 +273,9 @@ static void dir_of(const char *path, char *buf, size_t size)
         snprintf(buf, size, "%.*s", (int)(slash - path), path);
 }
 
-/* a and b name one file: both exist as the same inode, or neither exists and they name
- * the same entry of the same directory */
+/* a and b name one file: both exist as the same regular file (devices such as /dev/null
+ * and descriptors are written through, so two outputs may share one), or neither exists
+ * and they name the same entry of the same directory */
 static int same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -280,7 +283,8 @@ static int same_file(const char *a, const char *b)
     char da[4096], db[4096];
     const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
     if (ea || eb)
-        return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+        return ea && eb && S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_dev == sb.st_dev &&
+               sa.st_ino == sb.st_ino;
     dir_of(a, da, sizeof da);
     dir_of(b, db, sizeof db);
     ba = ba ? ba + 1 : a;
@@ -294,7 +298,7 @@ static clcg_status check_paths(const clcg_options *o)
     const named_path all[] = {
         {"the matrix", o->matrix, 0}, {"--rhs", o->rhs, 0}, {"-o", o->output, 1}, {"--json", o->json, 1},
         {"--write-matrix", o->write_matrix, 1}, {"--write-binary", o->write_binary, 1},
-        {"--tune-cache", o->tune_cache, 1},
+        {"--tune-cache", o->tune_cache, 2},
     };
     const int n = (int)(sizeof all / sizeof all[0]);
     for (int i = 0; i < n; i++) {
@@ -309,13 +313,24 @@ static clcg_status check_paths(const clcg_options *o)
                 return clcg_error(CLCG_ERR_USAGE, "%s %s: the same file as %s%s%s: give another name",
                                   all[i].opt, all[i].path, all[k].opt, all[k].out ? " " : "",
                                   all[k].out ? all[k].path : "");
+        if (all[i].out == 2)
+            continue;
         if (stat(all[i].path, &sb) == 0) {
             if (S_ISDIR(sb.st_mode))
                 return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: it is a directory", all[i].path);
+            if (!S_ISREG(sb.st_mode) && all[i].path == o->write_binary)
+                return clcg_error(CLCG_ERR_IO, "%s: cannot write a binary matrix there: not a regular file",
+                                  all[i].path);
             if (!S_ISREG(sb.st_mode))
                 continue;   /* a device or FIFO: written in place */
         }
-        dir_of(all[i].path, dir, sizeof dir);
+        if (clcg_out_is_descriptor(all[i].path))
+            continue;       /* /dev/stdout redirected to a file: written through the descriptor */
+        {   /* a symbolic link: the file is made beside its target */
+            char *real = realpath(all[i].path, NULL);
+            dir_of(real ? real : all[i].path, dir, sizeof dir);
+            free(real);
+        }
         if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
             return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: no directory %s", all[i].path, dir);
         if (access(dir, W_OK | X_OK) != 0)

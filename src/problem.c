@@ -284,9 +284,8 @@ clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p)
     const int e = p->exp_x;
     if (!e)
         return CLCG_OK;
-    scale_by(p->x, p->A.nrows, e);
     for (int64_t i = 0; i < p->A.nrows && st == CLCG_OK; i++)
-        if (!isfinite(p->x[i]))
+        if (isfinite(p->x[i]) && !isfinite(p->x[i] = ldexp(p->x[i], e)))   /* a NaN of a breakdown stays one */
             st = clcg_error(CLCG_ERR_INPUT, "%s: the solution lies beyond double precision (entry %lld "
                             "overflows): scale the system", p->name, (long long)(p->A.row0 + i + 1));
     return clcg_agree(comm, st, NULL);

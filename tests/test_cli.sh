@@ -90,5 +90,16 @@ ok $? "-o onto a symbolic link: its target written, the link kept (rc=$rc)"
 "$CLCG_BIN" --generate poisson2d:4 -o /dev/stdout -q >"$t/so.txt"; rc=$?
 [ $rc -eq 0 ] && [ "$(wc -l <"$t/so.txt")" -eq 18 ] && [ -L /dev/stdout -o ! -f /dev/stdout ]
 ok $? "-o /dev/stdout redirected to a file: written there (rc=$rc)"
+"$CLCG_BIN" --generate poisson2d:4 -o /dev/stdout >"$t/so.txt"; rc=$?
+[ $rc -eq 0 ] && [ "$(sed -n 1p "$t/so.txt" | cut -c1-14)" = "%%MatrixMarket" ] && [ "$(grep -n 'converged in' "$t/so.txt" | cut -d: -f1)" -gt 18 ]
+ok $? "-o /dev/stdout with the report: the solution whole, then the report, as written (rc=$rc)"
+"$CLCG_BIN" --generate poisson2d:4 -o /dev/null --json /dev/null -q; rc=$?
+[ $rc -eq 0 ]; ok $? "-o and --json both /dev/null: allowed, devices are written through (rc=$rc)"
+"$CLCG_BIN" --generate poisson2d:4 --write-binary /dev/null -q 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && grep -q 'not a regular file' "$t/err"
+ok $? "--write-binary onto a device: exit 3 before loading (rc=$rc)"
+"$CLCG_BIN" --generate poisson2d:4 --tune-cache "$t/new/dir/tune.txt" -q; rc=$?
+[ $rc -eq 0 ] && [ -s "$t/new/dir/tune.txt" ]
+ok $? "--tune-cache in directories not there yet: made (rc=$rc)"
 
 done_testing

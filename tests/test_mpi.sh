@@ -109,6 +109,9 @@ for np in 1 2; do
   [ $rc -eq 5 ] && grep -q -- '--devices-per-rank 64' "$t/err"
   ok $? "--devices-per-rank 64 on $np rank(s): exit 5 (rc=$rc, $(grep -m1 clcg-mpi "$t/err" | head -c 100))"
 done
+# one device each, asked for by name, shared by the ranks of a node
+timeout 120 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:8 --devices-per-rank 1 --device-type cpu -q; rc=$?
+[ $rc -eq 0 ]; ok $? "--devices-per-rank 1 on 2 ranks sharing one device: solved (rc=$rc)"
 # several devices per rank (the CPU device opened twice stands in for two GPUs)
 timeout 300 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson3d:13 --devices-per-rank 2 --device-type cpu --json "$t/d.json" -q 2>"$t/err"; rc=$?
 it=$(json_num "$t/d.json" iterations)
