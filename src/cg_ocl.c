@@ -1402,22 +1402,21 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
 {
     clcg_problem *p = c->p;
     const double rtol = c->o->rtol;
-    const int breakdown = res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE;
     clcg_status st = CLCG_OK;
-    double *r = NULL, *d = NULL;
-    if (!(res->outcome == CLCG_CONVERGED || (breakdown && res->rel_residual <= 1e-12)) ||
+    double *r = NULL, *d = NULL, rel = 0.0;
+    if (!(res->outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(res)) ||
         !(res->true_residual > REFINE_SLACK * rtol))
         return CLCG_OK;
     st = clcg_malloc(&r, (size_t)p->A.ncols + 1, sizeof *r, "residual for refinement");
     if (st == CLCG_OK)
         st = clcg_malloc(&d, (size_t)p->A.ncols + 1, sizeof *d, "correction");
     CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
+    /* r = b - Ax; each round then makes one more, of the corrected x, into d */
+    CLCG_CHECK(st, clcg_agree(c->comm, clcg_residual(&p->A, &p->halo, p->b, p->x, r, &rel), NULL), out);
     const double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0, tol2 = (rtol * bnorm) * (rtol * bnorm);
     for (int k = 0; k < REFINE && res->true_residual > REFINE_SLACK * rtol; k++) {
         clcg_solve_result rc = *res;
-        double rel = 0.0;
         int64_t run = 0;
-        CLCG_CHECK(st, clcg_agree(c->comm, clcg_residual(&p->A, &p->halo, p->b, p->x, r, &rel), NULL), out);
         rc.iterations = 0;   /* a solve that stops at once leaves it as it was */
         CLCG_CHECK(st, clcg_agree(c->comm, put_b(c, r), NULL), out);
         CLCG_CHECK(st, clcg_agree(c->comm, solve_variant(c, tol2, bnorm, &rc, &run), NULL), out);
@@ -1426,7 +1425,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             r[i] = p->x[i];   /* kept, should the correction not help */
             p->x[i] += d[i];
         }
-        CLCG_CHECK(st, clcg_agree(c->comm, clcg_true_residual(&p->A, &p->halo, p->b, p->x, &rel), NULL), out);
+        CLCG_CHECK(st, clcg_agree(c->comm, clcg_residual(&p->A, &p->halo, p->b, p->x, d, &rel), NULL), out);
         res->iterations += rc.iterations;
         info->iterations_run += run;
         info->refinements++;
@@ -1437,6 +1436,9 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         res->true_residual = rel;
         if (rc.outcome == CLCG_CONVERGED)
             res->rel_residual = rc.rel_residual;
+        double *t = r;   /* d holds the new residual: next round's right-hand side */
+        r = d;
+        d = t;
     }
     if (res->true_residual <= REFINE_SLACK * rtol) {
         res->outcome = CLCG_CONVERGED;

@@ -88,11 +88,10 @@ clcg_status clcg_fault_point(int rank, const char *phase);
 clcg_status clcg_malloc(void *pptr, size_t count, size_t size, const char *what);
 clcg_status clcg_calloc(void *pptr, size_t count, size_t size, const char *what);
 clcg_status clcg_realloc(void *pptr, size_t count, size_t size, const char *what);
-/* Where an output named PATH goes.  *direct = 1: PATH exists and is no regular file (a
- * device such as /dev/stdout, a FIFO): write it in place.  Otherwise *target (malloc'd) is
- * the regular file to create beside and rename onto: PATH, or where its symbolic link
- * points (so the link stays a link). */
-/* (mm_write.c) */
+/* Outputs (mm_write.c).  Where an output named PATH goes: *direct = 1: PATH exists and is
+ * no regular file (a device such as /dev/stdout, a FIFO): write it in place.  Otherwise
+ * *target (malloc'd) is the regular file to create beside and rename onto: PATH, or where
+ * its symbolic link points (so the link stays a link). */
 clcg_status clcg_out_target(const char *path, char **target, int *direct);
 /* A descriptor open for writing to PATH in place (*direct above), or -1 (errno set). */
 int clcg_out_open_direct(const char *path);

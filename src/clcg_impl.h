@@ -68,6 +68,11 @@ typedef struct {
     int at_limit;             /* converged as far as double precision goes, before --rtol (solve.c) */
 } clcg_solve_result;
 
+/* A breakdown (r'z or p'Ap not positive) with the recursive residual already below what
+ * double precision can be asked for: the arithmetic ran out, the solve converged as far as
+ * it goes (solve.c). */
+int clcg_breakdown_at_limit(const clcg_solve_result *res);
+
 /* Host reference CG / Jacobi-PCG in double, distributed over the ranks of the halo's
  * communicator.  x (ncols entries) is the initial guess on entry, the solution on exit. */
 clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double *x,

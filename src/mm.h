@@ -67,9 +67,6 @@ clcg_status clcg_mm_parse_entries(const char *path, const clcg_mm_header *h, con
                                   size_t len, int64_t first_line, clcg_coo *out,
                                   int64_t *count);
 
-/* Right-hand side: an array n x 1 (real or integer, general) or a coordinate
- * n x 1 (missing entries are 0, duplicates summed).  It must have exactly n rows.
- * *x is allocated with clcg_malloc; the caller frees it. */
 /* zlib's message without its "<fd:N>: " (a descriptor opened with gzdopen) or "PATH: "
  * prefix: the same words on every rank count, the file named once. */
 const char *clcg_gz_message(const char *path, const char *zmsg);
@@ -78,6 +75,9 @@ const char *clcg_gz_message(const char *path, const char *zmsg);
  * lower ones may give a pair twice: refused (with the first line of each side, 0 none). */
 clcg_status clcg_mm_one_triangle(const char *path, int64_t line_below, int64_t line_above);
 
+/* Right-hand side: an array n x 1 (real or integer, general) or a coordinate
+ * n x 1 (missing entries are 0, duplicates summed).  It must have exactly n rows.
+ * *x is allocated with clcg_malloc; the caller frees it. */
 clcg_status clcg_mm_read_vector(const char *path, int64_t n, double **x);
 
 /* Write x as "%%MatrixMarket matrix array real general", n x 1, with %.17g

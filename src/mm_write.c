@@ -62,11 +62,12 @@ clcg_status clcg_out_target(const char *path, char **target, int *direct)
 {
     struct stat sl, sf;
     char *t = NULL;
+    const int exists = stat(path, &sf) == 0;
     *target = NULL;
     *direct = 0;
-    if (stat(path, &sf) == 0 && S_ISDIR(sf.st_mode))
+    if (exists && S_ISDIR(sf.st_mode))
         return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: it is a directory", path);
-    if (out_descriptor(path) >= 0 || (stat(path, &sf) == 0 && !S_ISREG(sf.st_mode))) {
+    if (out_descriptor(path) >= 0 || (exists && !S_ISREG(sf.st_mode))) {
         *direct = 1;
         return CLCG_OK;
     }

@@ -153,9 +153,13 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     o->device_type = getenv("CLCG_DEVICE_TYPE");
     if (o->device_type && !*o->device_type)
         o->device_type = NULL;
-    if (o->device_type && strcmp(o->device_type, "gpu") && strcmp(o->device_type, "cpu") &&
-        strcmp(o->device_type, "all"))
-        return clcg_error(CLCG_ERR_USAGE, "CLCG_DEVICE_TYPE=%s: not one of gpu, cpu, all", o->device_type);
+    if (o->device_type) {   /* checked like --device-type */
+        int known = 0;
+        for (int i = 0; devtype_names[i]; i++)
+            known |= !strcmp(o->device_type, devtype_names[i]);
+        if (!known)
+            return clcg_error(CLCG_ERR_USAGE, "CLCG_DEVICE_TYPE=%s: not one of gpu, cpu, all", o->device_type);
+    }
     *exit_now = 0;
     opterr = 0;
     optind = 1;

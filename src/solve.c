@@ -33,10 +33,15 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
  * it to come this late, Ax = b would already hold to 1e-12. */
 #define LIMIT_REL 1e-12
 
+int clcg_breakdown_at_limit(const clcg_solve_result *res)
+{
+    return (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE) &&
+           res->rel_residual <= LIMIT_REL;
+}
+
 static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
 {
-    if (st == CLCG_OK && (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE) &&
-        res->rel_residual <= LIMIT_REL) {
+    if (st == CLCG_OK && clcg_breakdown_at_limit(res)) {
         res->outcome = CLCG_CONVERGED;
         res->at_limit = 1;
     }
