@@ -193,7 +193,9 @@ int main(int argc, char **argv)
            MPI_Wtime() - t0, ctime(&now));
     printf("| device | format | local x groups | us | GB/s (12 nnz + 20 n) |\n| --- | --- | --- | --- | --- |\n");
     unsigned vs = 2;
-    clcg_fmt autof = clcg_format_choose(&A, "auto", &list[0], &vs);
+    clcg_row_stats rstat;
+    clcg_row_stats_of(&A, &rstat);
+    clcg_fmt autof = clcg_format_choose(&rstat, "auto", &list[0], &vs);
     const clcg_fmt fmts[] = {FMT_CSR_SCALAR, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE, FMT_CSR_STREAM};
     const char *only = getenv("BENCH_FORMATS");
     for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++)

@@ -182,16 +182,22 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
 /* CSR stream (row blocks): the host cuts the rows into blocks, each either a run of whole
  * rows with at most STREAM_CAP entries in all, or one longer row.  A work-group takes a
  * block: its entries' products val*p are read in one coalesced sweep into local memory,
- * then summed per row, by one work-item per row (in entry order, as the reference does)
- * when the block holds many rows, else by a team of work-items per row; a long row is
- * summed in STREAM_LANES strided parts and a tree.  Team sizes and lanes depend on the
- * block only, so q has the same bits for every launch shape; load balance no longer
- * depends on the row lengths.  blk[b]..blk[b+1]: the rows of block b (nblk blocks). */
+ * then summed per row.  The order of a row's additions depends on the row alone, not on its
+ * block or the launch shape, so q has the same bits however the rows are cut into blocks,
+ * devices and ranks:
+ *   up to STREAM_SEQ entries: by one work-item, in entry order (as the reference does);
+ *   up to STREAM_CAP: by a team, in STREAM_TREE strided lanes (lane v: entries v, v+32, ..)
+ *     and a tree over the lanes (stages w = 16, 8, .., 1: lane v += lane v+w);
+ *   longer: a block of its own, in STREAM_LANES strided parts and a tree.
+ * blk[b]..blk[b+1]: the rows of block b (nblk blocks). */
 #ifndef STREAM_CAP
 #define STREAM_CAP 2048
 #endif
+#ifndef STREAM_SEQ
+#define STREAM_SEQ 128
+#endif
 #define STREAM_LANES 256
-#define STREAM_TEAM 32
+#define STREAM_TREE 32
 /* STREAM_PRELOAD: a work-item loads its first row's bounds (and p there) before the sweep,
  * so those loads travel with the gathers instead of after the barrier.  STREAM_PAD: one
  * spare slot after every 16 products in local memory, so that work-items summing rows of
@@ -207,6 +213,40 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
 #else
 #define SIX(k) (k)
 #endif
+
+/* A longer row's products lds[b..e): the share of work-item `lane` of a team of `team` (a
+ * power of two up to STREAM_TREE), which the team's tree over w = team/2, .., 1 turns into
+ * the row's sum.  With a whole STREAM_TREE, a lane's strided sum; with fewer work-items
+ * (small work-groups), each takes the lanes v = lane + team*m and combines them as the
+ * tree's stages w = STREAM_TREE/2, .., team do: pairwise over m in bit-reversed order
+ * (neighbours there are lanes w apart), on a stack.  (Defined once: this file is compiled
+ * twice into one program.) */
+#ifndef STREAM_ROW_DEFINED
+#define STREAM_ROW_DEFINED
+inline real stream_lanes(local const real *lds, uint b, uint e, uint lane, uint team)
+{
+    uint bits = 0;
+    while ((team << bits) < STREAM_TREE)
+        bits++;
+    real stack[8];
+    uint top = 0;
+    for (uint i = 0; i < (1u << bits); i++) {
+        uint m = 0;
+        for (uint j = 0; j < bits; j++)
+            m |= ((i >> j) & 1u) << (bits - 1 - j);
+        real s = 0;
+        for (uint k = b + lane + team * m; k < e; k += STREAM_TREE)
+            s += lds[SIX(k)];
+        stack[top++] = s;
+        for (uint c = i + 1; (c & 1u) == 0; c >>= 1) {
+            top--;
+            stack[top - 1] += stack[top];
+        }
+    }
+    return stack[0];
+}
+#endif
+
 kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global const uint *rowptr,
                                    global const uint *col, global const real *val, P_ARGS,
                                    global real *q, global dsum *part, uint part_off,
@@ -241,22 +281,17 @@ kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global con
             barrier(CLK_LOCAL_MEM_FENCE);
             continue;
         }
-        uint team = 1;   /* from the block alone: the same in every work-item and launch shape */
-        while (team < STREAM_TEAM && team < wg && team * 2 * nrb <= STREAM_LANES)
-            team *= 2;
-        const uint lane = lid & (team - 1), t0 = lid / team;   /* this work-item's first row */
 #if STREAM_PRELOAD
         uint pb = 0, pe = 0;
         real pv = 0;
-        if (t0 < nrb) {
-            pb = rowptr[rs + t0];
-            pe = rowptr[rs + t0 + 1];
-            if (lane == 0)
-                pv = FETCH(rs + t0);
+        if (lid < nrb) {
+            pb = rowptr[rs + lid];
+            pe = rowptr[rs + lid + 1];
+            pv = FETCH(rs + lid);
         }
-#define ROW_B(t) ((t) == t0 ? pb : rowptr[rs + (t)])
-#define ROW_E(t) ((t) == t0 ? pe : rowptr[rs + (t) + 1])
-#define ROW_P(t) ((t) == t0 ? pv : FETCH(rs + (t)))
+#define ROW_B(t) ((t) == lid ? pb : rowptr[rs + (t)])
+#define ROW_E(t) ((t) == lid ? pe : rowptr[rs + (t) + 1])
+#define ROW_P(t) ((t) == lid ? pv : FETCH(rs + (t)))
 #else
 #define ROW_B(t) rowptr[rs + (t)]
 #define ROW_E(t) rowptr[rs + (t) + 1]
@@ -278,40 +313,36 @@ kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global con
         for (; k < k1; k += wg)
             lds[SIX(k - k0)] = LDV(k, 1) * FETCH(LDC(k, 1));
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (team == 1) {
-            for (uint t = lid; t < nrb; t += wg) {
-                const uint i = rs + t, end = ROW_E(t) - k0;
+        /* short rows: a work-item each */
+        for (uint t = lid; t < nrb; t += wg) {
+            const uint rb = ROW_B(t) - k0, re_ = ROW_E(t) - k0;
+            if (re_ - rb <= STREAM_SEQ) {
                 real s = 0;
-                for (uint k = ROW_B(t) - k0; k < end; k++)
-                    s += lds[SIX(k)];
+                for (uint j = rb; j < re_; j++)
+                    s += lds[SIX(j)];
                 const real pi = ROW_P(t);
-                STORE_P(i, pi);
-                q[i] = s;
+                STORE_P(rs + t, pi);
+                q[rs + t] = s;
                 spq = dd_acc(spq, pi * s);
             }
-        } else {
-            for (uint base = 0; base < nrb; base += wg / team) {   /* the same passes for all */
-                const uint t = base + t0;
-                real s = 0;
-                if (t < nrb) {
-                    const uint end = ROW_E(t) - k0;
-                    for (uint k = ROW_B(t) - k0 + lane; k < end; k += team)
-                        s += lds[SIX(k)];
-                }
-                red[lid] = s;
+        }
+        /* longer rows: a team each, from the host's list (blk after the block starts) */
+        const uint l0 = blk[nblk + 1 + b], nl = blk[nblk + 2 + b] - l0;
+        const uint team = wg < STREAM_TREE ? wg : STREAM_TREE, lane = lid & (team - 1);
+        for (uint base = 0; base < nl; base += wg / team) {   /* the same passes for all */
+            const uint j = base + lid / team, t = j < nl ? blk[2 * nblk + 2 + l0 + j] : 0;
+            red[lid] = j < nl ? stream_lanes(lds, rowptr[rs + t] - k0, rowptr[rs + t + 1] - k0, lane, team) : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint w = team / 2; w > 0; w >>= 1) {
+                if (lane < w)
+                    red[lid] += red[lid + w];
                 barrier(CLK_LOCAL_MEM_FENCE);
-                for (uint w = team / 2; w > 0; w >>= 1) {
-                    if (lane < w)
-                        red[lid] += red[lid + w];
-                    barrier(CLK_LOCAL_MEM_FENCE);
-                }
-                if (t < nrb && lane == 0) {
-                    const uint i = rs + t;
-                    const real pi = ROW_P(t);
-                    STORE_P(i, pi);
-                    q[i] = red[lid];
-                    spq = dd_acc(spq, pi * red[lid]);
-                }
+            }
+            if (j < nl && lane == 0) {
+                const real pi = FETCH(rs + t);
+                STORE_P(rs + t, pi);
+                q[rs + t] = red[lid];
+                spq = dd_acc(spq, pi * red[lid]);
             }
         }
 #undef ROW_B

@@ -1523,6 +1523,13 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             if (p->A.colind[k] < p->A.nrows && (p->A.colind[k] < bounds[d] || p->A.colind[k] >= bounds[d + 1]))
                 needed[p->A.colind[k]] = 1;
 
+    /* the storage form and team size from the whole matrix's rows, the same on every rank:
+     * each row is then summed in the same order on any number of ranks */
+    clcg_row_stats rstat;
+    clcg_row_stats_of(&p->A, &rstat);
+    MPI_Allreduce(MPI_IN_PLACE, &rstat.nrows, 2, MPI_INT64_T, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &rstat.maxlen, 1, MPI_INT64_T, MPI_MAX, comm);
+
     char opts[256];
     snprintf(opts, sizeof opts, "-DCLCG_PRECISION=64");
     for (int d = 0; d < c.nd && st == CLCG_OK; d++) {
@@ -1533,7 +1540,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             st = clcg_dev_open(di, profiling, opts, &s->dev);
         if (st != CLCG_OK)
             break;
-        clcg_fmt fmt = clcg_format_choose(&p->A, o->format, di, &s->vs);
+        clcg_fmt fmt = clcg_format_choose(&rstat, o->format, di, &s->vs);
         s->C = di->is_gpu ? 32 : 8;
         s->scale = c.scale;
         clcg_tune_defaults(s);

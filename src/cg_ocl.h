@@ -12,6 +12,9 @@ typedef enum { FMT_CSR_SCALAR = 0, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE, F
 /* csr-stream: entries of a block of short rows held in local memory at once (mirrors
  * STREAM_CAP in cl/spmv.cl); also the most rows in one block */
 #define CLCG_STREAM_CAP 2048
+/* csr-stream: rows of up to this many entries are summed in entry order, longer ones in 32
+ * strided lanes and a tree (mirrors STREAM_SEQ in cl/spmv.cl; the tests emulate both) */
+#define CLCG_STREAM_SEQ 128
 
 /* csr-adaptive: rows binned by length, each bin multiplied by the kernel that suits it */
 enum { NBINS = 3 };
@@ -51,7 +54,8 @@ typedef struct {
     unsigned bin_vs[NBINS];
     cl_kernel kbin_dot[NBINS], kbin_cg[2][NBINS];
     int nbins_used;                      /* non-empty bins (launches per SpMV) */
-    cl_mem blk;                          /* csr-stream: first row of each block, then nrows */
+    cl_mem blk;                          /* csr-stream: first row of each block, then nrows; then
+                                          * each block's longer rows (clcg_stream_longs) */
     int64_t nblk;
     cl_mem hpin_pack, hpin_ghost, hpin_red, hpin_glob;  /* pinned host staging */
     double *hpack, *hghost, *hred, *hglob;              /* their mapped pointers */
@@ -84,10 +88,17 @@ typedef struct {
 clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int64_t hi,
                               const unsigned char *needed, clcg_fmt fmt, int jacobi);
 void clcg_slice_free(clcg_slice *s);
-clcg_fmt clcg_format_choose(const clcg_csr *A, const char *name, const clcg_devinfo *d,
+/* Row-length statistics that choose the storage form: of one rank's rows, or summed (and the
+ * longest row) over all ranks. */
+typedef struct {
+    int64_t nrows, nnz, maxlen;
+} clcg_row_stats;
+void clcg_row_stats_of(const clcg_csr *A, clcg_row_stats *st);
+clcg_fmt clcg_format_choose(const clcg_row_stats *st, const char *name, const clcg_devinfo *d,
                             unsigned *vs);
 const char *clcg_format_name(clcg_fmt f);
 int64_t clcg_stream_blocks(const cl_uint *ptr, int64_t n, cl_uint *blk);
+int64_t clcg_stream_longs(const cl_uint *ptr, int64_t nb, cl_uint *blk);
 const char *clcg_kernel_name(int kid);
 double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi);
 

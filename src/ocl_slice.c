@@ -24,17 +24,22 @@ const char *clcg_kernel_name(int kid)
     return knames[kid];
 }
 
+void clcg_row_stats_of(const clcg_csr *A, clcg_row_stats *st)
+{
+    st->nrows = A->nrows;
+    st->nnz = A->nnz;
+    st->maxlen = 0;
+    for (int64_t i = 0; i < A->nrows; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > st->maxlen)
+            st->maxlen = A->rowptr[i + 1] - A->rowptr[i];
+}
+
 /* Row-length statistics decide: long rows want a team per row, regular short rows SELL
  * (GPUs) and plain CSR on CPUs. */
-clcg_fmt clcg_format_choose(const clcg_csr *A, const char *name, const clcg_devinfo *d, unsigned *vs)
+clcg_fmt clcg_format_choose(const clcg_row_stats *st, const char *name, const clcg_devinfo *d, unsigned *vs)
 {
-    double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
-    int64_t maxlen = 0;
-    for (int64_t i = 0; i < A->nrows; i++) {
-        int64_t len = A->rowptr[i + 1] - A->rowptr[i];
-        if (len > maxlen)
-            maxlen = len;
-    }
+    const double mean = st->nrows ? (double)st->nnz / (double)st->nrows : 0.0;
+    const int64_t maxlen = st->maxlen;
     *vs = 2;
     while (*vs < 32 && *vs * 2 <= mean)
         *vs *= 2;
@@ -71,6 +76,28 @@ int64_t clcg_stream_blocks(const cl_uint *ptr, int64_t n, cl_uint *blk)
         i = j;
     }
     return nb;
+}
+
+/* After the nb+1 block starts in blk: the block's rows longer than CLCG_STREAM_SEQ entries
+ * (but inside a block of several, so at most CLCG_STREAM_CAP) that a team sums, as block
+ * b's entries lp[b]..lp[b+1] of the list lr of row offsets within the block, with
+ * lp = blk + nb + 1 and lr = lp + nb + 1.  The kernel reads its loop bounds there, so
+ * every work-item sees the same ones.  Returns the entries of blk in all (room: 3n + 3). */
+int64_t clcg_stream_longs(const cl_uint *ptr, int64_t nb, cl_uint *blk)
+{
+    cl_uint *lp = blk + nb + 1, *lr = lp + nb + 1;
+    int64_t nl = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        lp[b] = (cl_uint)nl;
+        const cl_uint r0 = blk[b], r1 = blk[b + 1];
+        if (ptr[r1] - ptr[r0] > CLCG_STREAM_CAP)
+            continue;   /* one long row, a block of its own */
+        for (cl_uint i = r0; i < r1; i++)
+            if (ptr[i + 1] - ptr[i] > CLCG_STREAM_SEQ)
+                lr[nl++] = i - r0;
+    }
+    lp[nb] = (cl_uint)nl;
+    return 2 * (nb + 1) + nl;
 }
 
 static clcg_status buf_from(clcg_slice *s, const void *host, size_t bytes, const char *what, cl_mem *m)
@@ -219,9 +246,10 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         CLCG_CHECK(st, buf_from(s, ptr, ((size_t)n + 1) * sizeof *ptr, "row pointers", &s->ptr), out);
         if (fmt == FMT_CSR_STREAM) {
             cl_uint *blk = NULL;
-            CLCG_CHECK(st, clcg_malloc(&blk, (size_t)n + 2, sizeof *blk, "row blocks"), out);
+            CLCG_CHECK(st, clcg_malloc(&blk, 3 * (size_t)n + 3, sizeof *blk, "row blocks"), out);
             s->nblk = clcg_stream_blocks(ptr, n, blk);
-            st = buf_from(s, blk, ((size_t)s->nblk + 1) * sizeof *blk, "row blocks", &s->blk);
+            const int64_t len = clcg_stream_longs(ptr, s->nblk, blk);
+            st = buf_from(s, blk, (size_t)len * sizeof *blk, "row blocks", &s->blk);
             free(blk);
             if (st != CLCG_OK)
                 goto out;

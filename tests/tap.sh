@@ -23,6 +23,9 @@ le() {  # le A B: true when the number A <= B
 absdiff_le() {  # absdiff_le A B D: |A-B| <= D
   awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(a != "" && b != "" && x <= d) }'
 }
+errors() {  # errors FILE: the error lines in FILE (a warning, such as ranks sharing a GPU, is none)
+  grep '^clcg-mpi: ' "$1" | grep -vc '^clcg-mpi: warning: '
+}
 have_matrices() { [ -n "${CLCG_MATRICES:-}" ] && [ -d "$CLCG_MATRICES/spd" ]; }
 RESIDUAL_CHECK="${abs_top_builddir:-.}/tests/residual_check"
 residual() {  # residual MATRIX X [RHS]: ||b-Ax||/||b|| computed outside the solver

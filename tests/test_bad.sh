@@ -9,7 +9,7 @@ check_error() {  # check_error FILE NP [EXIT-CODES]
   f=$1; np=$2; codes=${3:-"3 4"}
   rm -f "$t/x.mtx"
   timeout 120 $MPIEXEC -n "$np" "$CLCG_BIN" "$f" -o "$t/x.mtx" </dev/null >"$t/out" 2>"$t/err"; rc=$?
-  msgs=$(grep -c '^clcg-mpi: ' "$t/err")
+  msgs=$(errors "$t/err")
   good=1
   case " $codes " in *" $rc "*) ;; *) good=0 ;; esac
   [ "$msgs" -eq 1 ] || good=0

@@ -98,7 +98,7 @@ check_same() {  # check_same FILE EXPECT-CODE EXPECT-PATTERN
   run 3 "$f" --reference -o "$t/x.mtx" >"$t/out3" 2>"$t/err3"; rc3=$?
   took=$(( $(date +%s) - start ))
   m1=$(msg "$t/err1"); m3=$(msg "$t/err3")
-  [ $rc1 -eq "$2" ] && [ $rc3 -eq "$2" ] && [ "$m1" = "$m3" ] && [ "$(grep -c '^clcg-mpi: ' "$t/err3")" -eq 1 ] &&
+  [ $rc1 -eq "$2" ] && [ $rc3 -eq "$2" ] && [ "$m1" = "$m3" ] && [ "$(errors "$t/err3")" -eq 1 ] &&
     [ $took -lt 60 ] && [ ! -e "$t/x.mtx" ] && echo "$m1" | grep -q -- "$3"
   ok $? "$name: exit $rc1 / $rc3 on 1 / 3 ranks, same message: $m3"
 }
@@ -138,7 +138,7 @@ if have_matrices; then
     run 1 "$f" --reference -q >/dev/null 2>"$t/err1"; rc1=$?
     run 3 "$f" --reference -q >/dev/null 2>"$t/err3"; rc3=$?
     m1=$(msg "$t/err1"); m3=$(msg "$t/err3")
-    [ $rc1 -eq $rc3 ] && [ "$m1" = "$m3" ] && [ "$(grep -c '^clcg-mpi: ' "$t/err3")" -le 1 ]
+    [ $rc1 -eq $rc3 ] && [ "$m1" = "$m3" ] && [ "$(errors "$t/err3")" -le 1 ]
     ok $? "$(basename "$f"): exit $rc1 on 1 rank, $rc3 on 3, same message ($(echo "$m3" | head -c 100))"
   done
 fi
@@ -201,7 +201,7 @@ for c in "trunc truncated" "tiny truncated" "flip-val checksum mismatch in the v
     else
       run $np "$t/$f.bin" --reference -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
     fi
-    [ $rc -eq 3 ] && [ "$(grep -c '^clcg-mpi: ' "$t/err")" -eq 1 ] && grep -q -- "$want" "$t/err" && [ ! -e "$t/x.mtx" ]
+    [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q -- "$want" "$t/err" && [ ! -e "$t/x.mtx" ]
     ok $? "$f.bin on $np rank(s): exit $rc, $(grep '^clcg-mpi: ' "$t/err" | head -c 160)"
   done
 done
@@ -212,7 +212,7 @@ run 2 "$t/unsym.mtx" --no-symmetry-check --write-binary "$t/unsym.bin" -q; rc=$?
 [ $rc -eq 0 ]; ok $? "binary written from a general file under --no-symmetry-check (rc=$rc)"
 for np in 1 2; do
   run $np "$t/unsym.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
-  [ $rc -eq 3 ] && [ "$(grep -c '^clcg-mpi: ' "$t/err")" -eq 1 ] && grep -q 'symmetry was never checked' "$t/err" &&
+  [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q 'symmetry was never checked' "$t/err" &&
     [ ! -e "$t/x.mtx" ]
   ok $? "that binary on $np rank(s) without --no-symmetry-check: refused, exit $rc"
 done

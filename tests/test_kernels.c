@@ -494,7 +494,8 @@ typedef struct {
     cl_uint *ptr, *col;
     double *val;
     cl_mem bptr, bcol, bval;
-    int64_t nblk;         /* csr-stream: row blocks */
+    int64_t nblk;         /* csr-stream: row blocks, and blk's entries with the longer rows */
+    int64_t nblkent;
     cl_uint *blk;
     cl_mem bblk;
 } tstore;
@@ -519,6 +520,72 @@ static int64_t stream_blocks(const clcg_csr *A, cl_uint *blk)
     return nb;
 }
 
+/* After the nb+1 block starts: lp (nb+1 entries), then the list lr of each block's rows of
+ * more than CLCG_STREAM_SEQ entries (offsets in the block; none in a block of one row longer
+ * than CLCG_STREAM_CAP).  Returns blk's entries in all. */
+static int64_t stream_longs(const clcg_csr *A, int64_t nb, cl_uint *blk)
+{
+    int64_t nl = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        blk[nb + 1 + b] = (cl_uint)nl;
+        const int64_t r0 = blk[b], r1 = blk[b + 1];
+        for (int64_t i = r0; i < r1; i++) {
+            const int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+            if (len > CLCG_STREAM_SEQ && len <= CLCG_STREAM_CAP)
+                blk[2 * nb + 2 + nl++] = (cl_uint)(i - r0);
+        }
+    }
+    blk[2 * nb + 1] = (cl_uint)nl;
+    return 2 * nb + 2 + nl;
+}
+
+/* Other csr-stream blocks over the same rows: at most 7 rows each (a longer row still alone). */
+static int64_t stream_blocks_small(const clcg_csr *A, cl_uint *blk)
+{
+    int64_t nb = 0, rows = 0, ents = 0;
+    blk[0] = 0;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        const int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+        if (rows > 0 && (rows + 1 > 7 || ents + len > CLCG_STREAM_CAP)) {
+            blk[++nb] = (cl_uint)i;
+            rows = ents = 0;
+        }
+        rows++;
+        ents += len;
+    }
+    if (A->nrows > 0)
+        blk[++nb] = (cl_uint)A->nrows;
+    return nb;
+}
+
+/* q_i as csr-stream adds up row i's products (cl/spmv.cl), written plainly: up to
+ * CLCG_STREAM_SEQ entries in entry order; up to CLCG_STREAM_CAP in 32 strided lanes, longer
+ * rows in 256, then a tree over the lanes (lane v += lane v+w for w = lanes/2, .., 1). */
+static void stream_order_ref(const clcg_csr *A, const double *p, double *q)
+{
+    double lane[256];
+    for (int64_t i = 0; i < A->nrows; i++) {
+        const int64_t k0 = A->rowptr[i], len = A->rowptr[i + 1] - k0;
+        if (len <= CLCG_STREAM_SEQ) {
+            double s = 0.0;
+            for (int64_t k = k0; k < k0 + len; k++)
+                s += A->val[k] * p[A->colind[k]];
+            q[i] = s;
+            continue;
+        }
+        const int lanes = len <= CLCG_STREAM_CAP ? 32 : 256;
+        for (int v = 0; v < lanes; v++) {
+            lane[v] = 0.0;
+            for (int64_t k = k0 + v; k < k0 + len; k += lanes)
+                lane[v] += A->val[k] * p[A->colind[k]];
+        }
+        for (int w = lanes / 2; w > 0; w >>= 1)
+            for (int v = 0; v < w; v++)
+                lane[v] += lane[v + w];
+        q[i] = lane[0];
+    }
+}
+
 static void store_build(tstore *t, const clcg_csr *A, const tfmt *f)
 {
     const int64_t n = A->nrows;
@@ -535,9 +602,10 @@ static void store_build(tstore *t, const clcg_csr *A, const tfmt *f)
             t->val[k] = A->val[k];
         }
         if (f->fmt == FMT_CSR_STREAM) {
-            t->blk = xmalloc((size_t)n + 2, sizeof *t->blk);
+            t->blk = xmalloc(3 * (size_t)n + 3, sizeof *t->blk);
             t->nblk = stream_blocks(A, t->blk);
-            t->bblk = ubuf_from((size_t)t->nblk + 1, t->blk, (cl_uint)n);
+            t->nblkent = stream_longs(A, t->nblk, t->blk);
+            t->bblk = ubuf_from((size_t)t->nblkent, t->blk, (cl_uint)n);
         }
     } else {
         /* SELL-C: slice s holds rows sC..sC+C-1 column by column, as wide as its
@@ -618,10 +686,11 @@ static void test_upload(const tmat *m, const tfmt *f, const tstore *t, const cha
     CL(clEnqueueReadBuffer(dev.queue, s.col, CL_TRUE, 0, (size_t)t->nent * sizeof *col, col, 0, NULL, NULL));
     CL(clEnqueueReadBuffer(dev.queue, s.val, CL_TRUE, 0, (size_t)t->nent * sizeof *val, val, 0, NULL, NULL));
     if (t->blk) {   /* csr-stream: the same row blocks */
-        cl_uint *blk = xmalloc((size_t)t->nblk + 1, sizeof *blk);
-        CL(clEnqueueReadBuffer(dev.queue, s.blk, CL_TRUE, 0, ((size_t)t->nblk + 1) * sizeof *blk, blk, 0, NULL, NULL));
-        tap_ok(s.nblk == t->nblk && !memcmp(blk, t->blk, ((size_t)t->nblk + 1) * sizeof *blk),
-               "%s: clcg_slice_upload builds the row blocks tested here (%lld blocks)", label, (long long)t->nblk);
+        cl_uint *blk = xmalloc((size_t)t->nblkent, sizeof *blk);
+        CL(clEnqueueReadBuffer(dev.queue, s.blk, CL_TRUE, 0, (size_t)t->nblkent * sizeof *blk, blk, 0, NULL, NULL));
+        tap_ok(s.nblk == t->nblk && !memcmp(blk, t->blk, (size_t)t->nblkent * sizeof *blk),
+               "%s: clcg_slice_upload builds the row blocks tested here (%lld blocks, %lld longer rows)", label,
+               (long long)t->nblk, (long long)(t->nblkent - 2 * t->nblk - 2));
         free(blk);
     }
     tap_ok(s.nrows == m->A.nrows && s.ncols == m->A.nrows && s.nnz == m->A.nnz &&
@@ -754,6 +823,49 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
     }
     tap_ok(bad_q == 0, "%s: q = A p, nothing written past n, %d launch shapes", label, nrun);
     tap_ok(same, "%s: q bit-identical over the launch shapes", label);
+    if (st->bblk && nrun > 0) {
+        /* each row's sum in its own order, whatever the blocks: the same bits as the plain
+         * emulation, and again with blocks cut elsewhere (as other ranks or devices cut them) */
+        double *qo = xmalloc((size_t)n, sizeof *qo);
+        cl_uint *blk = xmalloc(3 * (size_t)n + 3, sizeof *blk);
+        stream_order_ref(A, p, qo);
+        int64_t diff = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (memcmp(&q0[i], &qo[i], sizeof *qo) != 0 && diff++ < SHOW)
+                tap_diag("  q[%lld] = %.17g, in the stated order %.17g", (long long)i, q0[i], qo[i]);
+        tap_ok(diff == 0, "%s: every row summed in its stated order (entry order up to %d entries, then 32 or 256 lanes)",
+               label, CLCG_STREAM_SEQ);
+        const int64_t nb = stream_blocks_small(A, blk), nent = stream_longs(A, nb, blk);
+        cl_mem bblk = ubuf_from((size_t)nent, blk, (cl_uint)n);
+        tstore other = *st;
+        other.nblk = nb;
+        other.bblk = bblk;
+        const shape *L = &all_shapes[0];
+        for (int t = 0; !shape_fits(L) && t + 1 < NSHAPES(all_shapes); t++)
+            L = &all_shapes[t + 1];
+        poison(bq, (size_t)n);
+        argset a = {k, 0};
+        spmv_head(&a, &other, (cl_uint)n, NULL);
+        am(&a, bp);
+        spmv_tail(&a, f, bq, bpart, 0, L->wg);
+        launch(k, L);
+        get(bq, (size_t)n, q);
+        tap_ok(memcmp(q, q0, (size_t)n * sizeof *q) == 0, "%s: the same bits with blocks of at most 7 rows (%lld blocks)",
+               label, (long long)nb);
+        /* work-groups of 8: each work-item takes 4 of a longer row's 32 lanes */
+        const shape small = {8, 3};
+        poison(bq, (size_t)n);
+        a.i = 0;
+        spmv_head(&a, st, (cl_uint)n, NULL);
+        am(&a, bp);
+        spmv_tail(&a, f, bq, bpart, 0, small.wg);
+        launch(k, &small);
+        get(bq, (size_t)n, q);
+        tap_ok(memcmp(q, q0, (size_t)n * sizeof *q) == 0, "%s: the same bits with work-groups of 8", label);
+        release(bblk);
+        free(blk);
+        free(qo);
+    }
     tap_ok(bad_pq == 0, "%s: sum of the partials = p'q (host), |err| <= %.0f eps |p|'|A||p|", label,
            pq_tol / EPS / (scale > 0 ? scale : 1));
     if (!st->bblk)

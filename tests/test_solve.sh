@@ -24,11 +24,15 @@ for m in $list; do
     [ $rc -eq 0 ] && le "$r" 1e-7
     ok $? "$name ($pc): reference solve converges, true residual $r <= 1e-7"
     a=$(json_num "$t/dev.json" iterations); b=$(json_num "$t/ref.json" iterations)
-    # Dot products in double-double on both sides and the same order of the row sums: the
-    # device runs the reference's iteration, so even runs far past n (bcsstk08 without a
-    # preconditioner: 3306 iterations on 1074 rows) end at the same count.
-    absdiff_le "$a" "$b" 2
-    ok $? "$name ($pc): device iterations $a match the reference $b (+-2)"
+    # Dot products in double-double on both sides and, in the storage forms with one
+    # work-item per row (csr-scalar: every CPU; sell), the reference's order of the row sums:
+    # the device runs the reference's iteration, so even runs far past n (bcsstk08 without a
+    # preconditioner: 3306 iterations on 1074 rows) end at the same count.  Forms that add a
+    # long row in parts (GPUs: csr-vector, csr-adaptive, csr-stream) round differently, and
+    # such long runs may end a few per cent apart (bcsstk08 on an H100: 3380).
+    if grep -q '"format": "\(csr-scalar\|sell\)' "$t/dev.json"; then d=2; else d=$(awk -v b="$b" 'BEGIN { t = int(0.05 * b + 0.5); print (t > 2 ? t : 2) }'); fi
+    absdiff_le "$a" "$b" "$d"
+    ok $? "$name ($pc): device iterations $a match the reference $b (+-$d, $(grep -o '"format": "[a-z-]*' "$t/dev.json" | cut -d'"' -f4))"
   done
 done
 
@@ -154,7 +158,7 @@ for np in 1 2; do
   ok $? "right-hand side of 1e300 on $np rank(s): x = $x (rc=$rc)"
   rm -f "$t/x.mtx"
   timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/tiny.mtx" --rhs "$t/bigrhs.mtx" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
-  [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && [ "$(grep -c '^clcg-mpi: ' "$t/err")" -eq 1 ] &&
+  [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] &&
     grep -q 'tiny.mtx: the solution lies beyond double precision' "$t/err"
   ok $? "a solution of 5e599 on $np rank(s): refused, exit $rc, $(head -c 120 "$t/err")"
 done
