@@ -1029,6 +1029,8 @@ static clcg_status solve_sr(cg_ctx *c, double tol2, double bnorm, clcg_solve_res
             st = fill0(s, s->p[0], s->nrows);
         if (st == CLCG_OK)
             st = fill0(s, s->ext[EXT_S], s->nrows);
+        if (st == CLCG_OK)   /* csr-adaptive leaves the parts of empty bins alone: zeros there */
+            st = fill0(s, s->part_pq, (int64_t)s->nparts * 4);
         if (st == CLCG_OK)   /* alpha = beta = 0: r = b, u = M^-1 r, partial sums of r'u, r'r */
             st = set_update_sr(s, 0.0, 0.0);
         if (st == CLCG_OK)
@@ -1104,6 +1106,8 @@ static clcg_status solve_pipe(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
         st = alloc_variant(s, 1);
         for (int i = 0; i < EXT_COUNT && st == CLCG_OK; i++)
             st = fill0(s, s->ext[i], s->nrows);
+        if (st == CLCG_OK)   /* csr-adaptive leaves the parts of empty bins alone: zeros there */
+            st = fill0(s, s->part_pq, (int64_t)s->nparts * 4);
         if (st == CLCG_OK)
             st = fill0(s, s->x, s->nrows);
         if (st == CLCG_OK)
@@ -1404,9 +1408,23 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
     const double rtol = c->o->rtol;
     clcg_status st = CLCG_OK;
     double *r = NULL, *d = NULL, rel = 0.0;
-    if (!(res->outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(res)) ||
-        !(res->true_residual > REFINE_SLACK * rtol))
+    const char *variant = c->variant;
+    /* The single-reduction and pipelined forms take p'Ap from a recurrence, which rounding
+     * can turn negative on an SPD matrix once the residual is small (the 1-D Laplacian at
+     * --rtol 1e-12: pipelined "breaks down" right after CG's last step).  Their breakdown is
+     * put to the standard form, which forms p'Ap itself: the corrections below run with it,
+     * and only if it breaks down too (or gets nowhere) does the breakdown stand. */
+    const int check = strcmp(variant, "standard") != 0 && !clcg_breakdown_at_limit(res) &&
+                      (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE) &&
+                      isfinite(res->true_residual);
+    int last = 0;   /* the last correction converged */
+    if (!(res->outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(res) || check))
         return CLCG_OK;
+    if (!(res->true_residual > REFINE_SLACK * rtol)) {
+        if (check)   /* x meets --rtol already: the breakdown came after the answer */
+            res->outcome = CLCG_CONVERGED;
+        return CLCG_OK;
+    }
     st = clcg_malloc(&r, (size_t)p->A.ncols + 1, sizeof *r, "residual for refinement");
     if (st == CLCG_OK)
         st = clcg_malloc(&d, (size_t)p->A.ncols + 1, sizeof *d, "correction");
@@ -1419,7 +1437,12 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         int64_t run = 0;
         rc.iterations = 0;   /* a solve that stops at once leaves it as it was */
         CLCG_CHECK(st, clcg_agree(c->comm, put_b(c, r), NULL), out);
-        CLCG_CHECK(st, clcg_agree(c->comm, solve_variant(c, tol2, bnorm, &rc, &run), NULL), out);
+        if (check)
+            c->variant = "standard";
+        st = solve_variant(c, tol2, bnorm, &rc, &run);
+        c->variant = variant;
+        CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
+        last = rc.outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(&rc);
         CLCG_CHECK(st, clcg_agree(c->comm, get_x(c, d), NULL), out);
         for (int64_t i = 0; i < p->A.nrows; i++) {
             r[i] = p->x[i];   /* kept, should the correction not help */
@@ -1442,7 +1465,8 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
     }
     if (res->true_residual <= REFINE_SLACK * rtol) {
         res->outcome = CLCG_CONVERGED;
-    } else if (res->outcome == CLCG_CONVERGED) {
+    } else if (res->outcome == CLCG_CONVERGED || (check && last)) {
+        res->outcome = CLCG_CONVERGED;
         res->at_limit = 1;
     }
 out:

@@ -129,6 +129,25 @@ for spec in "poisson2d:30 1e-14" "poisson2d:120 1e-12" "random:20000,16,1 1e-12"
     ok $? "pipelined, $1, --rtol $2, $np rank(s): true residual $tr <= 2 rtol ($k correction solves, rc=$rc)"
   done
 done
+# p'Ap of the single-reduction and pipelined forms comes from a recurrence that rounding can
+# turn negative on an SPD matrix: on the 1-D Laplacian, right after CG's last step in exact
+# arithmetic, pipelined "broke down" (exit 4, "not positive definite"); the breakdown is now
+# put to the standard form, which converges; a matrix that is indefinite still gets exit 4
+awk 'BEGIN { n = 1000; print "%%MatrixMarket matrix coordinate real symmetric"; print n, n, 2 * n - 1
+             for (i = 1; i <= n; i++) { print i, i, 2; if (i < n) print i + 1, i, -1 } }' >"$t/lap1d.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 2\n2 1 3\n2 2 2\n3 2 1\n3 3 2\n' >"$t/indef3.mtx"
+for v in pipelined single-reduction; do
+  for np in 1 2; do
+    timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$t/lap1d.mtx" --variant $v --rtol 1e-12 -o "$t/x.mtx" --json "$t/pr.json" >"$t/out" 2>"$t/err"; rc=$?
+    r=$(residual "$t/lap1d.mtx" "$t/x.mtx")
+    [ $rc -eq 0 ] && le "$r" 2e-12
+    ok $? "1-D Laplacian, $v, --rtol 1e-12, $np rank(s): rc=$rc, true residual $r <= 2e-12 $(head -c 120 "$t/err")"
+    rm -f "$t/x.mtx"
+    timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$t/indef3.mtx" --variant $v -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 4 ] && [ ! -e "$t/x.mtx" ] && grep -q 'not positive definite' "$t/err"
+    ok $? "an indefinite 3 x 3, $v, $np rank(s): still exit 4 (rc=$rc)"
+  done
+done
 # values far from 1: b'b, p'Ap and the residuals would leave double range (b'b of 1e-170
 # entries is 0, so every residual read 0/0: "converged" at once with x wrong); the system is
 # scaled by powers of two for the solve, x (as given) checked against the ones it must be
