@@ -44,6 +44,7 @@
 #define BIN_BLOCK 65536              /* elements per checksum block when writing */
 #define BIN_LIMIT ((int64_t)1 << 56) /* n, nnz beyond this: a corrupt header */
 #define IO_CHUNK ((int64_t)1 << 30)  /* bytes per MPI-IO call (int counts) */
+#define CHECK_CHUNK ((int64_t)64 << 20) /* bytes read back at once after writing */
 
 enum { SEC_ROWPTR, SEC_COLIND, SEC_VAL, SEC_COUNT };
 static const char *const sec_name[SEC_COUNT] = {"row pointers", "column indices", "values"};
@@ -202,6 +203,29 @@ static void put64(unsigned char *h, int at, uint64_t v) { memcpy(h + at, &v, 8);
 static uint32_t get32(const unsigned char *h, int at) { uint32_t v; memcpy(&v, h + at, 4); return v; }
 static uint64_t get64(const unsigned char *h, int at) { uint64_t v; memcpy(&v, h + at, 8); return v; }
 
+/* Bytes [at, at+bytes) of the open file read back (independently, in chunks) and compared
+ * with buf. */
+static clcg_status verify_part(MPI_File fh, const char *path, int64_t at, const void *buf, int64_t bytes)
+{
+    char *chunk = NULL;
+    clcg_status st = CLCG_OK;
+    if (bytes <= 0)
+        return CLCG_OK;
+    CLCG_CALL(clcg_malloc(&chunk, (size_t)(bytes < CHECK_CHUNK ? bytes : CHECK_CHUNK), 1, "read-back buffer"));
+    for (int64_t done = 0; done < bytes && st == CLCG_OK;) {
+        const int64_t cnt = bytes - done < CHECK_CHUNK ? bytes - done : CHECK_CHUNK;
+        MPI_Status ms;
+        int got = 0;
+        if (MPI_File_read_at(fh, (MPI_Offset)(at + done), chunk, (int)cnt, MPI_BYTE, &ms) != MPI_SUCCESS ||
+            MPI_Get_count(&ms, MPI_BYTE, &got) != MPI_SUCCESS || got != cnt ||
+            memcmp(chunk, (const char *)buf + done, (size_t)cnt) != 0)
+            st = clcg_error(CLCG_ERR_IO, "%s: what was written does not read back (disk full?)", path);
+        done += cnt;
+    }
+    free(chunk);
+    return st;
+}
+
 clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_t *row_begin,
                                    const clcg_csr *A, const clcg_gidx *gcol, int checked)
 {
@@ -284,24 +308,45 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
     /* PATH.tmp.PID (rank 0's pid), renamed when every rank has written */
     pid = (long)getpid();
     CLCG_CHECK(st, mpi_err(MPI_Bcast(&pid, 1, MPI_LONG, 0, comm), path, "MPI_Bcast failed"), out);
-    snprintf(tmp, (size_t)tlen + 32, "%s.tmp.%ld", target, pid);
+    clcg_tmp_name(target, pid, tmp, (size_t)tlen + 32);
+    {   /* every rank must reach the directory: MPI_File_open would wait for one that cannot */
+        char *slash = strrchr(tmp, '/');
+        if (slash)
+            *slash = '\0';
+        if (access(slash ? (*tmp ? tmp : "/") : ".", W_OK | X_OK) != 0)
+            st = clcg_error(CLCG_ERR_IO, "%s: cannot write in %s on this rank: %s", path,
+                            slash ? (*tmp ? tmp : "/") : ".", strerror(errno));
+        if (slash)
+            *slash = '/';
+    }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     named = 1;
-    st = mpi_err(MPI_File_open(comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
+    st = mpi_err(MPI_File_open(comm, tmp, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
                  tmp, "cannot create");
     opened = st == CLCG_OK;
+    if (opened && rank == 0)
+        clcg_tmp_file(tmp);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     st = mpi_err(MPI_File_set_size(fh, (MPI_Offset)L.size), tmp, "cannot set the size");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    st = io_all(comm, fh, tmp, 1, 0, head, rank == 0 ? BIN_HEADER : 0);
-    if (st == CLCG_OK)
-        st = io_all(comm, fh, tmp, 1, L.off[SEC_ROWPTR] + 8 * A->row0, rp, 8 * nrp);
-    if (st == CLCG_OK)
-        st = io_all(comm, fh, tmp, 1, L.off[SEC_COLIND] + L.es[SEC_COLIND] * off, ci,
-                    L.es[SEC_COLIND] * A->nnz);
-    if (st == CLCG_OK)
-        st = io_all(comm, fh, tmp, 1, L.off[SEC_VAL] + 8 * off, A->val, 8 * A->nnz);
-    if (st == CLCG_OK)
-        st = io_all(comm, fh, tmp, 1, L.tbl_off, table, rank == 0 ? 8 * L.nblocks : 0);
+    {   /* every collective write on every rank, even after a failure (a rank skipping one
+         * would leave the others waiting in it) */
+        const struct { int64_t at; void *buf; int64_t bytes; } part[5] = {
+            {0, head, rank == 0 ? BIN_HEADER : 0},
+            {L.off[SEC_ROWPTR] + 8 * A->row0, rp, 8 * nrp},
+            {L.off[SEC_COLIND] + L.es[SEC_COLIND] * off, ci, L.es[SEC_COLIND] * A->nnz},
+            {L.off[SEC_VAL] + 8 * off, A->val, 8 * A->nnz},
+            {L.tbl_off, table, rank == 0 ? 8 * L.nblocks : 0}};
+        for (int i = 0; i < 5; i++) {
+            clcg_status w = io_all(comm, fh, tmp, 1, part[i].at, part[i].buf, part[i].bytes);
+            if (st == CLCG_OK)
+                st = w;
+        }
+        /* Read back and compared: a full disk can be lost inside a collective write (seen
+         * with Open MPI: "exit 0" and a file of holes). */
+        for (int i = 0; i < 5 && st == CLCG_OK; i++)
+            st = verify_part(fh, tmp, part[i].at, part[i].buf, part[i].bytes);
+    }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     opened = 0;
     st = mpi_err(MPI_File_close(&fh), tmp, "close failed");
@@ -314,6 +359,8 @@ out:
         MPI_File_close(&fh);
     if (st != CLCG_OK && rank == 0 && named)
         unlink(tmp);
+    if (named)
+        clcg_tmp_file(NULL);
     free(rp);
     free(ci);
     free(sums);
@@ -599,17 +646,19 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
     make_layout(hv[0], hv[1], (uint32_t)hv[2], hv[3], &L);
     info->unchecked = (L.flags & BIN_FLAG_UNCHECKED) != 0;
     A->n = L.n;
-    st = mpi_err(MPI_File_open(comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), path, "cannot open");
-    opened = st == CLCG_OK;
+    /* Every rank opens the file itself first: one that cannot (a path local to another
+     * node) is named, where MPI_File_open would wait for it forever.  Threads then read with
+     * pread; MPI-IO only under CLCG_MPIIO_ONLY (tests). */
+    fd = open(path, O_RDONLY);
+    if (fd < 0)
+        st = clcg_error(CLCG_ERR_INPUT, "%s: cannot open on this rank: %s", path, strerror(errno));
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    {   /* threads read with pread where every rank can open the file itself, else MPI-IO */
-        int all = 0;
-        fd = getenv("CLCG_MPIIO_ONLY") ? -1 : open(path, O_RDONLY);
-        MPI_Allreduce((int[]){fd >= 0}, &all, 1, MPI_INT, MPI_MIN, comm);
-        if (!all && fd >= 0) {
-            close(fd);
-            fd = -1;
-        }
+    if (getenv("CLCG_MPIIO_ONLY")) {
+        close(fd);
+        fd = -1;
+        st = mpi_err(MPI_File_open(comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), path, "cannot open");
+        opened = st == CLCG_OK;
+        CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     }
 
     /* partition: an even block of row pointers each, split points from their counts */

@@ -106,6 +106,15 @@ void clcg_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t lo, int64_t hi),
  * mpirun) then runs its fair share of threads, not one per CPU. */
 void clcg_threads_share(int n);
 
+/* The temporary file being written (NULL: none): removed should SIGTERM, SIGINT or SIGHUP
+ * end the process (a job cancelled or past its time limit), after which the signal takes
+ * its usual course.  clcg_tmp_guard installs the handlers. */
+void clcg_tmp_guard(void);
+void clcg_tmp_file(const char *path);
+/* The temporary name an output TARGET is written under before the rename: TARGET.tmp.PID,
+ * or DIR/.clcg-PID.tmp where that would pass the longest file name. */
+void clcg_tmp_name(const char *target, long pid, char *out, size_t len);
+
 /* ---- sparse matrices ---- */
 typedef int64_t clcg_gidx;   /* global row/column index */
 

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -163,6 +164,43 @@ static void *run_range(void *arg)
     range_job *j = arg;
     j->fn(j->ctx, j->lo, j->hi);
     return NULL;
+}
+
+static char tmp_path[4096];
+static volatile sig_atomic_t tmp_set;
+
+void clcg_tmp_file(const char *path)
+{
+    tmp_set = 0;
+    if (path && strlen(path) < sizeof tmp_path) {
+        memcpy(tmp_path, path, strlen(path) + 1);
+        tmp_set = 1;
+    }
+}
+
+static const int guarded[3] = {SIGTERM, SIGINT, SIGHUP};
+static struct sigaction before[3];   /* what the signal did before: done after the removal */
+
+static void tmp_remove(int sig)
+{
+    if (tmp_set)
+        unlink(tmp_path);
+    for (int i = 0; i < 3; i++)
+        if (guarded[i] == sig)
+            sigaction(sig, &before[i], NULL);
+    raise(sig);
+}
+
+void clcg_tmp_guard(void)
+{
+    for (int i = 0; i < 3; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = tmp_remove;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(guarded[i], NULL, &before[i]) == 0 && before[i].sa_handler != SIG_IGN)
+            sigaction(guarded[i], &sa, NULL);
+    }
 }
 
 static int sharers = 1;   /* processes of this job on this node */

@@ -8,6 +8,7 @@
 #include "solve.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,12 +19,36 @@ static int fail(MPI_Comm comm, clcg_status st)
     MPI_Comm_size(comm, &size);
     st = clcg_agree(comm, st, &who);
     if (rank == 0) {
-        if (size > 1 && who >= 0)
+        if (size > 1 && who > 0)   /* another rank's failure */
             fprintf(stderr, "clcg-mpi: rank %d: %s\n", who, clcg_error_message());
         else
             fprintf(stderr, "clcg-mpi: %s\n", clcg_error_message());
     }
     return clcg_exit_code_status(st);
+}
+
+/* Every rank must be started with the same arguments (and CLCG_DEVICE_TYPE, which sets an
+ * option): ranks that parse different options take different paths, and one would wait
+ * forever in a collective call that another skips.  Compared by a hash, on every rank. */
+static clcg_status same_arguments(MPI_Comm comm, int argc, char **argv)
+{
+    uint64_t h = 1469598103934665603ull, lo = 0, hi = 0;
+    for (int i = 1; i <= argc; i++) {
+        const char *a = i < argc ? argv[i] : getenv("CLCG_DEVICE_TYPE");
+        for (const char *c = a ? a : ""; ; c++) {
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+            if (!*c)
+                break;
+        }
+        h = (h ^ (uint64_t)(a != NULL)) * 1099511628211ull;
+    }
+    if (MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the argument hash failed");
+    if (lo != hi)
+        return clcg_error(CLCG_ERR_USAGE, "the ranks were started with different arguments (or CLCG_DEVICE_TYPE): "
+                          "give every rank the same");
+    return CLCG_OK;
 }
 
 /* --write-matrix of a binary file: rank 0 reads it whole (its rows hold global columns) */
@@ -100,10 +125,15 @@ int main(int argc, char **argv)
     int rank, size, exit_now = 0, code;
     clcg_status st;
 
+    /* Open MPI's "lockedfile" shared-file-pointer component overflows a fixed buffer on long
+     * path names as soon as MPI_File_open considers it (abort, "buffer overflow detected");
+     * shared file pointers are never used here, so it is left out unless the user chose. */
+    setenv("OMPI_MCA_sharedfp", "^lockedfile", 0);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    clcg_tmp_guard();
     {
         MPI_Comm node;
         int lsize = 1;
@@ -117,7 +147,9 @@ int main(int argc, char **argv)
     memset(&res, 0, sizeof res);
     memset(&info, 0, sizeof info);
 
-    st = clcg_options_parse(argc, argv, rank, &o, &exit_now);
+    st = same_arguments(comm, argc, argv);
+    if (st == CLCG_OK)
+        st = clcg_options_parse(argc, argv, rank, &o, &exit_now);
     if (st == CLCG_OK && !exit_now && !o.list_devices)
         st = clcg_options_check_paths(comm, &o);
     if (st != CLCG_OK || exit_now) {

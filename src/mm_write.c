@@ -95,6 +95,15 @@ clcg_status clcg_out_target(const char *path, char **target, int *direct)
     return CLCG_OK;
 }
 
+void clcg_tmp_name(const char *target, long pid, char *out, size_t len)
+{
+    const char *slash = strrchr(target, '/'), *base = slash ? slash + 1 : target;
+    if (strlen(base) + 24 <= 255)   /* NAME_MAX on common file systems */
+        snprintf(out, len, "%s.tmp.%ld", target, pid);
+    else   /* a name near the limit: a short one beside it */
+        snprintf(out, len, "%.*s.clcg-%ld.tmp", (int)(base - target), target, pid);
+}
+
 static clcg_status out_open(mm_out *o, const char *path)
 {
     clcg_status st;
@@ -109,12 +118,14 @@ static clcg_status out_open(mm_out *o, const char *path)
         size_t n = strlen(o->target) + 32;
         st = clcg_malloc(&o->tmp, n, 1, "a file name");
         if (st == CLCG_OK)
-            snprintf(o->tmp, n, "%s.tmp.%ld", o->target, (long)getpid());
+            clcg_tmp_name(o->target, (long)getpid(), o->tmp, n);
     }
     if (st == CLCG_OK) {
         o->fd = direct ? clcg_out_open_direct(path) : open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
         if (o->fd < 0)
             st = clcg_error(CLCG_ERR_IO, "%s: cannot create the file: %s", path, strerror(errno));
+        else if (!direct)
+            clcg_tmp_file(o->tmp);
     }
     if (st != CLCG_OK) {
         free(o->target);
@@ -159,6 +170,7 @@ static clcg_status out_close(mm_out *o, clcg_status st)
                         strerror(errno));
     if (st != CLCG_OK && o->tmp)
         unlink(o->tmp);
+    clcg_tmp_file(NULL);
     free(o->target);
     free(o->tmp);
     free(o->buf);

@@ -254,6 +254,20 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
         return clcg_error(CLCG_ERR_USAGE, "give either MATRIX.mtx or --generate, not both");
     if (o->no_tune && o->tune)
         return clcg_error(CLCG_ERR_USAGE, "--tune and --no-tune contradict each other");
+    /* modes that stop before the solve would leave the other outputs unwritten: say so */
+    const char *stop = o->write_matrix ? "--write-matrix" : o->write_binary ? "--write-binary"
+                     : o->load_only ? "--load-only" : NULL, *other = NULL;
+    if (o->write_matrix && o->write_binary)
+        other = "--write-binary";
+    else if ((o->write_matrix || o->write_binary) && o->load_only)
+        other = "--load-only";
+    else if (o->output)
+        other = "-o";
+    else if (o->json)
+        other = "--json";
+    if (stop && other)
+        return clcg_error(CLCG_ERR_USAGE, "%s stops before the solve, so %s would do nothing: give them in separate runs",
+                          stop, other);
     return CLCG_OK;
 }
 

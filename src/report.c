@@ -172,7 +172,7 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         st = clcg_out_target(o->json, &target, &direct);
         if (st != CLCG_OK)
             return clcg_agree(comm, st, NULL);
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", direct ? o->json : target, (long)getpid());
+        clcg_tmp_name(direct ? o->json : target, (long)getpid(), tmp, sizeof tmp);
         int dfd = direct ? clcg_out_open_direct(o->json) : -1;
         FILE *f = direct ? (dfd >= 0 ? fdopen(dfd, "w") : NULL) : fopen(tmp, "w");
         if (direct && dfd >= 0 && !f)

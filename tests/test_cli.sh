@@ -101,5 +101,25 @@ ok $? "--write-binary onto a device: exit 3 before loading (rc=$rc)"
 "$CLCG_BIN" --generate poisson2d:4 --tune-cache "$t/new/dir/tune.txt" -q; rc=$?
 [ $rc -eq 0 ] && [ -s "$t/new/dir/tune.txt" ]
 ok $? "--tune-cache in directories not there yet: made (rc=$rc)"
+# modes that stop before the solve, with outputs they would never write
+usage_error "--write-matrix with --write-binary" --generate poisson2d:4 --write-matrix "$t/a.mtx" --write-binary "$t/a.bin"
+usage_error "--write-matrix with --json" --generate poisson2d:4 --write-matrix "$t/a.mtx" --json "$t/a.json"
+usage_error "--write-binary with -o" --generate poisson2d:4 --write-binary "$t/a.bin" -o "$t/x.mtx"
+usage_error "--load-only with -o" --generate poisson2d:4 --load-only -o "$t/x.mtx"
+[ ! -e "$t/a.mtx" ] && [ ! -e "$t/a.bin" ]; ok $? "nothing written by those"
+# a name of 250 characters: its temporary name beside it must stay within the 255 allowed
+long="$t/$(printf '%0250d' 0 | tr 0 a)"
+"$CLCG_BIN" --generate poisson2d:4 --write-matrix "$long" -q 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ -s "$long" ] && [ "$(ls -A "$t" | grep -c 'clcg-\|tmp\.')" -eq 0 ]
+ok $? "--write-matrix to a 250-character name: written, no temporary left (rc=$rc $(head -c 100 "$t/err"))"
+rm -f "$long"
+# a job cancelled while writing (SIGTERM): the temporary file is removed
+mkdir "$t/sig"
+"$CLCG_BIN" --generate poisson3d:100 --write-matrix "$t/sig/A.mtx" -q & pid=$!
+i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+seen=$(ls "$t/sig" | grep -c tmp)
+kill -TERM $pid; wait $pid; rc=$?
+[ "$seen" -eq 1 ] && [ $rc -eq 143 ] && [ -z "$(ls -A "$t/sig")" ]
+ok $? "SIGTERM while --write-matrix writes: the temporary file is gone (rc=$rc, seen $seen, left: $(ls -A "$t/sig"))"
 
 done_testing

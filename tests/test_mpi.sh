@@ -150,6 +150,43 @@ done
 # a bad file on 3 ranks: one message, the input exit status
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 2 oops\n3 3 1\n' >"$t/bad.mtx"
 timeout 60 $MPIEXEC -n 3 "$CLCG_BIN" "$t/bad.mtx" >"$t/out" 2>"$t/err"; rc=$?
-[ $rc -eq 3 ] && [ "$(grep -c 'bad.mtx:4' "$t/err")" -eq 1 ]
-ok $? "bad file on 3 ranks: exit $rc, one message naming line 4"
+[ $rc -eq 3 ] && [ "$(grep -c 'bad.mtx:4' "$t/err")" -eq 1 ] && ! grep -q 'rank 0:' "$t/err"
+ok $? "bad file on 3 ranks: exit $rc, one message naming line 4 (no 'rank 0:': rank 0 saw it)"
+# ranks started with different arguments (MPMD) took different paths and waited forever
+timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 --rtol 1e-4 : -n 1 "$CLCG_BIN" --generate poisson2d:30 \
+  --rtol 1e-10 >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 2 ] && grep -q 'different arguments' "$t/err"
+ok $? "ranks given different --rtol: exit 2, named (rc=$rc)"
+timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 -q : -n 1 env CLCG_DEVICE_TYPE=bogus "$CLCG_BIN" \
+  --generate poisson2d:30 -q >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 2 ]; ok $? "one rank with another CLCG_DEVICE_TYPE: exit 2, no hang (rc=$rc)"
+# a path one rank cannot see (a directory local to another node): named, no hang in MPI-IO
+mkdir -p "$t/wa" "$t/wb"
+"$CLCG_BIN" --generate poisson2d:6 --write-binary "$t/wa/m.bin" -q
+timeout 60 $MPIEXEC -n 1 --wdir "$t/wa" "$CLCG_BIN" m.bin -q : -n 1 --wdir "$t/wb" "$CLCG_BIN" m.bin -q >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && grep -q 'rank 1: m.bin: cannot open on this rank' "$t/err"
+ok $? "a binary matrix only rank 0 sees: exit 3, rank 1 named (rc=$rc)"
+timeout 60 $MPIEXEC -n 1 --wdir "$t/wa" "$CLCG_BIN" --generate poisson2d:6 --write-binary sub/o.bin -q : \
+  -n 1 --wdir "$t/wb" "$CLCG_BIN" --generate poisson2d:6 --write-binary sub/o.bin -q >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ -z "$(ls -A "$t/wa" | grep -v m.bin)" ]
+ok $? "--write-binary into a directory that is missing on one rank: exit 3, nothing left (rc=$rc)"
+# long paths: Open MPI's lockedfile component overflowed a buffer on them inside MPI_File_open
+d="$t/$(printf '%0200d' 0 | tr 0 d)"; mkdir -p "$d"; f="$d/$(printf '%060d' 0 | tr 0 m).bin"
+timeout 60 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:6 --write-binary "$f" -q 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ -s "$f" ]; ok $? "--write-binary to a path of 270 characters on 2 ranks (rc=$rc $(head -c 80 "$t/err"))"
+CLCG_MPIIO_ONLY=1 timeout 60 $MPIEXEC -n 2 "$CLCG_BIN" "$f" -q 2>"$t/err"; rc=$?
+[ $rc -eq 0 ]; ok $? "read back through MPI-IO on 2 ranks (rc=$rc $(head -c 80 "$t/err"))"
+# a full disk during --write-binary: Open MPI can lose the error inside a collective write
+# (exit 0 with a file of holes, or a hang on 2 ranks); needs a small tmpfs (root, mount)
+mkdir -p "$t/full"
+if mount -t tmpfs -o size=64k tmpfs "$t/full" 2>/dev/null; then
+  for np in 1 2 3; do
+    timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:100 --write-binary "$t/full/A.bin" -q >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ -z "$(ls -A "$t/full")" ]
+    ok $? "--write-binary onto a full disk, $np rank(s): exit 3, nothing left (rc=$rc $(grep '^clcg' "$t/err" | head -c 100))"
+  done
+  umount "$t/full"
+else
+  skip "a full disk" "cannot mount a small tmpfs here"
+fi
 done_testing

@@ -91,6 +91,25 @@ check $? "weak-scaling dry run, 3 nodes of 2 GPUs: NZ grows with the ranks" "$t/
 (CLCG_PROBLEM=poisson3d27:64; export CLCG_PROBLEM; dry weak-scaling.sbatch --nodes 1 --gpus-per-node 2)
 [ $? -eq 2 ]
 check $? "weak-scaling refuses a problem it cannot grow" "$t/dry"
+# counts and sizes with a leading zero were read as octal (010 GPUs: 8) or broke the
+# arithmetic; sizes with a fourth part lost one
+dry strong-scaling.sbatch --nodes 08 --gpus-per-node 4
+[ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "'08' is not a positive count" "$t/dry"
+check $? "strong-scaling refuses --nodes 08" "$t/dry"
+(CLCG_RANKS="1 010"; export CLCG_RANKS; dry strong-scaling.sbatch --nodes 2 --gpus-per-node 4)
+[ $? -eq 2 ] && [ ! -s "$t/srun" ]
+check $? "strong-scaling refuses CLCG_RANKS with 010" "$t/dry"
+for pr in poisson3d:010 poisson3d:64,64,64,9 poisson2d:08 poisson3d:64,,64; do
+  (CLCG_PROBLEM=$pr; export CLCG_PROBLEM; dry weak-scaling.sbatch --nodes 1 --gpus-per-node 2)
+  [ $? -eq 2 ] && [ ! -s "$t/srun" ]
+  check $? "weak-scaling refuses CLCG_PROBLEM=$pr" "$t/dry"
+done
+MPIEXEC=true bash "$scaling/run-series.sh" --weak --ranks 1,2 --bin clcg-mpi --size poisson3d:08 --out "$t/d8" >"$t/dry" 2>&1
+[ $? -ne 0 ] && grep -q "bad size" "$t/dry"
+check $? "run-series.sh refuses a size of 08 (it ran nothing and said 0)" "$t/dry"
+MPIEXEC=true bash "$scaling/run-series.sh" --ranks 1 --repeats 08 --bin clcg-mpi --size poisson3d:8 --out "$t/d8" >"$t/dry" 2>&1
+[ $? -ne 0 ] && grep -q "not a positive integer" "$t/dry"
+check $? "run-series.sh refuses --repeats 08" "$t/dry"
 
 MPIEXEC="srun --mpi=pmix" bash "$scaling/run-series.sh" --dry-run --weak --ranks 1,4 --bin clcg-mpi \
   --size poisson2d:50,20 --exchange "needed neighbor" --out "$t/d" >"$t/dry" 2>&1 &&

@@ -65,9 +65,9 @@ case $series in strong|weak) ;; *) die "series must be strong or weak, not '$ser
 ranks=$(echo "$ranks" | tr ',' ' ')
 exchanges=$(echo "$exchanges" | tr ',' ' ')
 for p in $ranks; do
-  case $p in ''|*[!0-9]*|0) die "rank count '$p' is not a positive integer" ;; esac
+  case $p in ''|*[!0-9]*|0*) die "rank count '$p' is not a positive integer (no leading zero)" ;; esac
 done
-case $repeats in ''|*[!0-9]*|0) die "repeats '$repeats' is not a positive integer" ;; esac
+case $repeats in ''|*[!0-9]*|0*) die "repeats '$repeats' is not a positive integer (no leading zero)" ;; esac
 
 # problem_args P: set pargs to the clcg-mpi arguments naming the problem on P ranks
 problem_args() {
@@ -79,8 +79,11 @@ problem_args() {
   fi
   [ "$series" = strong ] && { pargs=(--generate "$problem"); return; }
   kind=${problem%%:*}
-  case ${problem#*:} in
-    ''|*[!0-9,]*|*,,*) die "bad size in '$problem'" ;;
+  case ${problem#*:} in   # positive counts without leading zeros: N, NX,NY or NX,NY,NZ
+    ''|*[!0-9,]*|*,,*|,*|*,|0*|*,0*) die "bad size in '$problem'" ;;
+  esac
+  case $kind:${problem#*:} in
+    poisson2d:*,*,*|poisson3d:*,*,*,*) die "too many sizes in '$problem'" ;;
   esac
   IFS=, read -r nx ny nz <<EOF
 ${problem#*:}
