@@ -856,16 +856,10 @@ static clcg_status check_header(const char *path, clcg_mm_header *h, int kind, i
             return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": the array is %" PRId64 " x %"
                               PRId64 ": more entries than can be counted", path, sl, nr, nc);
         h->nentries = h->type[3] == 'S' ? half_square(nr) : nr * nc;
-    } else {
-        if (nr != 0 && nc <= INT64_MAX / nr) {
-            int64_t most = h->type[3] == 'S' ? half_square(nr) : nr * nc;
-            if (h->nentries > most)
-                return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": the size line declares %"
-                                  PRId64 " entries but a %" PRId64 " x %" PRId64 " %s matrix "
-                                  "has only %" PRId64 " places", path, sl, h->nentries,
-                                  nr, nc, h->type[3] == 'S' ? "symmetric" : "general", most);
-        }
     }
+    /* A coordinate file may declare more entries than the matrix has places: duplicates are
+     * summed (as NIST mmio's readers and scipy do).  The count is still bounded, below, by
+     * what the file can hold and by memory. */
 
     /* Refuse a count the file cannot possibly hold, with some slack (twice the
        count, plus 1024) so that a file cut short reads as "truncated" at the line

@@ -75,6 +75,22 @@ grep -q 'A(2,1) = -inf' "$t/err"; ok $? "dupinf2.mtx: the entry is named ($(head
 "$CLCG_BIN" "$t/dupinf.mtx" --write-matrix "$t/w.mtx" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ ! -e "$t/w.mtx" ] && grep -q 'A(1,1) = inf' "$t/err"
 ok $? "dupinf.mtx --write-matrix: refused (rc=$rc), nothing written"
+# more entries than the matrix has places: duplicates, summed (they were refused from the
+# size line); b given, so x = 1 only if A(1,1) is the sum 2 + 1
+{ mm general; printf '2 2 5\n1 1 2\n1 2 1\n2 1 1\n2 2 3\n1 1 1\n'; } >"$t/dup5.mtx"
+{ mm symmetric; printf '2 2 4\n1 1 2\n2 1 1\n2 2 3\n1 1 1\n'; } >"$t/dup4s.mtx"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n4\n4\n' >"$t/b44.mtx"
+for f in dup5 dup4s; do
+  for np in 1 2; do
+    for pm in "" 1; do
+      CLCG_PARSE_MIN=$pm timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/$f.mtx" --rhs "$t/b44.mtx" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
+      x=$(awk 'n++ >= 2 { printf "%s ", $1 }' "$t/x.mtx" 2>/dev/null)
+      [ $rc -eq 0 ] && echo "$x" | awk '{ exit !(NF == 2 && ($1 - 1) ^ 2 < 1e-16 && ($2 - 1) ^ 2 < 1e-16) }'
+      ok $? "$f.mtx (more entries than places), $np rank(s)${pm:+, threaded parse}: duplicates summed, x = $x(rc=$rc $(head -c 100 "$t/err"))"
+      rm -f "$t/x.mtx"
+    done
+  done
+done
 # a symmetric file with entries on both sides of the diagonal: mirrored, (2,1) and (1,2)
 # would be summed into twice the value; refused, both lines named.  Upper entries alone are
 # mirrored (the same matrix).
