@@ -342,8 +342,16 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
             if (st == CLCG_OK)
                 st = w;
         }
-        /* Read back and compared: a full disk can be lost inside a collective write (seen
-         * with Open MPI: "exit 0" and a file of holes). */
+        /* Synced, then read back and compared: a full disk can be lost inside a collective
+         * write (seen with Open MPI: "exit 0" and a file of holes).  Each rank syncs with
+         * fsync on a descriptor of its own: MPI_File_sync holds a barrier that a rank whose
+         * sync failed leaves early, and the others then wait in it forever. */
+        int sfd = open(tmp, O_RDONLY);
+        if (sfd >= 0) {
+            if (fsync(sfd) != 0 && errno != EINVAL && errno != EROFS && st == CLCG_OK)
+                st = clcg_error(CLCG_ERR_IO, "%s: cannot sync the file: %s", tmp, strerror(errno));
+            close(sfd);
+        }
         for (int i = 0; i < 5 && st == CLCG_OK; i++)
             st = verify_part(fh, tmp, part[i].at, part[i].buf, part[i].bytes);
     }
@@ -653,7 +661,9 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
     if (fd < 0)
         st = clcg_error(CLCG_ERR_INPUT, "%s: cannot open on this rank: %s", path, strerror(errno));
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    if (getenv("CLCG_MPIIO_ONLY")) {
+    int mpiio = getenv("CLCG_MPIIO_ONLY") != NULL, any = 0;   /* all ranks alike */
+    MPI_Allreduce(&mpiio, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any) {
         close(fd);
         fd = -1;
         st = mpi_err(MPI_File_open(comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), path, "cannot open");

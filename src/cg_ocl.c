@@ -1442,7 +1442,6 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         st = solve_variant(c, tol2, bnorm, &rc, &run);
         c->variant = variant;
         CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
-        last = rc.outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(&rc);
         CLCG_CHECK(st, clcg_agree(c->comm, get_x(c, d), NULL), out);
         for (int64_t i = 0; i < p->A.nrows; i++) {
             r[i] = p->x[i];   /* kept, should the correction not help */
@@ -1452,13 +1451,17 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         res->iterations += rc.iterations;
         info->iterations_run += run;
         info->refinements++;
-        if (!(rel < res->true_residual)) {
+        if (!(rel < res->true_residual)) {   /* it did not help: x as it was */
             memcpy(p->x, r, (size_t)p->A.nrows * sizeof *r);
+            last = 0;
             break;
         }
+        last = rc.outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(&rc);
         res->true_residual = rel;
         if (rc.outcome == CLCG_CONVERGED)
             res->rel_residual = rc.rel_residual;
+        if (check && !last)   /* the standard form broke down too: the breakdown stands */
+            break;
         double *t = r;   /* d holds the new residual: next round's right-hand side */
         r = d;
         d = t;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -174,6 +175,7 @@ void clcg_tmp_file(const char *path)
     tmp_set = 0;
     if (path && strlen(path) < sizeof tmp_path) {
         memcpy(tmp_path, path, strlen(path) + 1);
+        atomic_signal_fence(memory_order_seq_cst);   /* the name before the flag */
         tmp_set = 1;
     }
 }

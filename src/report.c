@@ -175,6 +175,8 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         clcg_tmp_name(direct ? o->json : target, (long)getpid(), tmp, sizeof tmp);
         int dfd = direct ? clcg_out_open_direct(o->json) : -1;
         FILE *f = direct ? (dfd >= 0 ? fdopen(dfd, "w") : NULL) : fopen(tmp, "w");
+        if (f && !direct)
+            clcg_tmp_file(tmp);
         if (direct && dfd >= 0 && !f)
             close(dfd);
         if (!f) {
@@ -243,6 +245,7 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
             if (!direct)
                 remove(tmp);
         }
+        clcg_tmp_file(NULL);
         free(target);
     }
     return clcg_agree(comm, st, NULL);

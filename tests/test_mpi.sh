@@ -157,19 +157,24 @@ timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 --rtol 1e-4 : -n 1 
   --rtol 1e-10 >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'different arguments' "$t/err"
 ok $? "ranks given different --rtol: exit 2, named (rc=$rc)"
+timeout 60 $MPIEXEC -n 1 env CLCG_DEVICE_TYPE=cpu "$CLCG_BIN" --generate poisson2d:30 -q : -n 1 env CLCG_DEVICE_TYPE=all \
+  "$CLCG_BIN" --generate poisson2d:30 -q >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 2 ] && grep -q 'different arguments' "$t/err"
+ok $? "one rank with another CLCG_DEVICE_TYPE: exit 2, named, no hang (rc=$rc)"
 timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 -q : -n 1 env CLCG_DEVICE_TYPE=bogus "$CLCG_BIN" \
   --generate poisson2d:30 -q >"$t/out" 2>"$t/err"; rc=$?
-[ $rc -eq 2 ]; ok $? "one rank with another CLCG_DEVICE_TYPE: exit 2, no hang (rc=$rc)"
+[ $rc -eq 2 ]; ok $? "one rank with an unknown CLCG_DEVICE_TYPE: exit 2, no hang (rc=$rc)"
 # a path one rank cannot see (a directory local to another node): named, no hang in MPI-IO
 mkdir -p "$t/wa" "$t/wb"
 "$CLCG_BIN" --generate poisson2d:6 --write-binary "$t/wa/m.bin" -q
 timeout 60 $MPIEXEC -n 1 --wdir "$t/wa" "$CLCG_BIN" m.bin -q : -n 1 --wdir "$t/wb" "$CLCG_BIN" m.bin -q >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && grep -q 'rank 1: m.bin: cannot open on this rank' "$t/err"
 ok $? "a binary matrix only rank 0 sees: exit 3, rank 1 named (rc=$rc)"
+mkdir "$t/wa/sub"
 timeout 60 $MPIEXEC -n 1 --wdir "$t/wa" "$CLCG_BIN" --generate poisson2d:6 --write-binary sub/o.bin -q : \
   -n 1 --wdir "$t/wb" "$CLCG_BIN" --generate poisson2d:6 --write-binary sub/o.bin -q >"$t/out" 2>"$t/err"; rc=$?
-[ $rc -eq 3 ] && [ -z "$(ls -A "$t/wa" | grep -v m.bin)" ]
-ok $? "--write-binary into a directory that is missing on one rank: exit 3, nothing left (rc=$rc)"
+[ $rc -eq 3 ] && grep -q 'rank 1: sub/o.bin: cannot write in sub on this rank' "$t/err" && [ -z "$(ls -A "$t/wa/sub")" ]
+ok $? "--write-binary into a directory that only rank 0 has: exit 3, rank 1 named, nothing left (rc=$rc)"
 # long paths: Open MPI's lockedfile component overflowed a buffer on them inside MPI_File_open
 d="$t/$(printf '%0200d' 0 | tr 0 d)"; mkdir -p "$d"; f="$d/$(printf '%060d' 0 | tr 0 m).bin"
 timeout 60 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:6 --write-binary "$f" -q 2>"$t/err"; rc=$?
