@@ -501,14 +501,15 @@ typedef struct {
 } tstore;
 
 /* csr-stream blocks, the obvious way: rows join the open block while it keeps at most
- * CLCG_STREAM_CAP rows and CLCG_STREAM_CAP entries; a longer row stands alone. */
-static int64_t stream_blocks(const clcg_csr *A, cl_uint *blk)
+ * max_rows rows (the solver's: CLCG_STREAM_CAP) and CLCG_STREAM_CAP entries; a longer row
+ * stands alone. */
+static int64_t stream_blocks(const clcg_csr *A, int64_t max_rows, cl_uint *blk)
 {
     int64_t nb = 0, rows = 0, ents = 0;
     blk[0] = 0;
     for (int64_t i = 0; i < A->nrows; i++) {
         const int64_t len = A->rowptr[i + 1] - A->rowptr[i];
-        if (rows > 0 && (rows + 1 > CLCG_STREAM_CAP || ents + len > CLCG_STREAM_CAP)) {
+        if (rows > 0 && (rows + 1 > max_rows || ents + len > CLCG_STREAM_CAP)) {
             blk[++nb] = (cl_uint)i;
             rows = ents = 0;
         }
@@ -537,25 +538,6 @@ static int64_t stream_longs(const clcg_csr *A, int64_t nb, cl_uint *blk)
     }
     blk[2 * nb + 1] = (cl_uint)nl;
     return 2 * nb + 2 + nl;
-}
-
-/* Other csr-stream blocks over the same rows: at most 7 rows each (a longer row still alone). */
-static int64_t stream_blocks_small(const clcg_csr *A, cl_uint *blk)
-{
-    int64_t nb = 0, rows = 0, ents = 0;
-    blk[0] = 0;
-    for (int64_t i = 0; i < A->nrows; i++) {
-        const int64_t len = A->rowptr[i + 1] - A->rowptr[i];
-        if (rows > 0 && (rows + 1 > 7 || ents + len > CLCG_STREAM_CAP)) {
-            blk[++nb] = (cl_uint)i;
-            rows = ents = 0;
-        }
-        rows++;
-        ents += len;
-    }
-    if (A->nrows > 0)
-        blk[++nb] = (cl_uint)A->nrows;
-    return nb;
 }
 
 /* q_i as csr-stream adds up row i's products (cl/spmv.cl), written plainly: up to
@@ -603,7 +585,7 @@ static void store_build(tstore *t, const clcg_csr *A, const tfmt *f)
         }
         if (f->fmt == FMT_CSR_STREAM) {
             t->blk = xmalloc(3 * (size_t)n + 3, sizeof *t->blk);
-            t->nblk = stream_blocks(A, t->blk);
+            t->nblk = stream_blocks(A, CLCG_STREAM_CAP, t->blk);
             t->nblkent = stream_longs(A, t->nblk, t->blk);
             t->bblk = ubuf_from((size_t)t->nblkent, t->blk, (cl_uint)n);
         }
@@ -835,7 +817,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
                 tap_diag("  q[%lld] = %.17g, in the stated order %.17g", (long long)i, q0[i], qo[i]);
         tap_ok(diff == 0, "%s: every row summed in its stated order (entry order up to %d entries, then 32 or 256 lanes)",
                label, CLCG_STREAM_SEQ);
-        const int64_t nb = stream_blocks_small(A, blk), nent = stream_longs(A, nb, blk);
+        const int64_t nb = stream_blocks(A, 7, blk), nent = stream_longs(A, nb, blk);
         cl_mem bblk = ubuf_from((size_t)nent, blk, (cl_uint)n);
         tstore other = *st;
         other.nblk = nb;
