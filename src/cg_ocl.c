@@ -1531,6 +1531,10 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         for (int64_t i = 0; st == CLCG_OK && i < p->A.nrows; i++)
             c.scale[i] = sqrt(c.scale[i]);
         CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    } else if (o->jacobi_scaled && c.rank == 0 && !o->quiet) {
+        fprintf(stderr, "clcg-mpi: warning: --jacobi-scaled needs --precond jacobi, the standard variant, one rank "
+                "and one device (here: %s, %s, %d rank%s, %d device%s): it does not apply here\n",
+                c.jacobi ? "jacobi" : "none", c.variant, c.size, c.size == 1 ? "" : "s", c.nd, c.nd == 1 ? "" : "s");
     }
     /* rows of this rank over its devices, by nonzeros; rows that leave a device */
     clcg_partition_by_nnz(p->A.nrows, c.nd, rows_nnz, &p->A, bounds);

@@ -1,6 +1,7 @@
 /* Pick the backend and run the solve. */
 #include "solve.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, clcg_solve_result *res,
@@ -10,6 +11,14 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
     memset(info, 0, sizeof *info);
     if (o->backend == CLCG_BACKEND_OPENCL)
         return clcg_cg_ocl(comm, o, p, res, info);
+    {   /* device options that the host reference has no use for: said, not silently dropped */
+        int rank;
+        MPI_Comm_rank(comm, &rank);
+        const char *unused = strcmp(o->variant, "auto") && strcmp(o->variant, "standard") ? "--variant"
+                           : strcmp(o->format, "auto") ? "--format" : o->jacobi_scaled ? "--jacobi-scaled" : NULL;
+        if (unused && rank == 0 && !o->quiet)
+            fprintf(stderr, "clcg-mpi: warning: --reference runs the host's standard CG: %s does not apply\n", unused);
+    }
     info->backend = "reference";
     snprintf(info->device, sizeof info->device, "host (reference code)");
     snprintf(info->format, sizeof info->format, "csr");

@@ -107,6 +107,17 @@ usage_error "--write-matrix with --json" --generate poisson2d:4 --write-matrix "
 usage_error "--write-binary with -o" --generate poisson2d:4 --write-binary "$t/a.bin" -o "$t/x.mtx"
 usage_error "--load-only with -o" --generate poisson2d:4 --load-only -o "$t/x.mtx"
 [ ! -e "$t/a.mtx" ] && [ ! -e "$t/a.bin" ]; ok $? "nothing written by those"
+# options that do not apply are said to be so, not dropped in silence
+"$CLCG_BIN" --reference --generate poisson2d:6 --variant pipelined >/dev/null 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '^clcg-mpi: warning: --reference runs the host.s standard CG: --variant does not apply' "$t/err"
+ok $? "--reference with --variant: solved, a warning says it does not apply (rc=$rc)"
+"$CLCG_BIN" --reference --generate poisson2d:6 >/dev/null 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -s "$t/err" ]; ok $? "--reference alone: no warning (rc=$rc)"
+"$CLCG_BIN" --generate poisson2d:6 --jacobi-scaled --precond none >/dev/null 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && grep -q 'warning: --jacobi-scaled needs --precond jacobi' "$t/err"
+ok $? "--jacobi-scaled with --precond none: solved, a warning says it does not apply (rc=$rc)"
+"$CLCG_BIN" --generate poisson2d:6 --jacobi-scaled >/dev/null 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -s "$t/err" ]; ok $? "--jacobi-scaled where it applies: no warning (rc=$rc)"
 # a name of 250 characters: its temporary name beside it must stay within the 255 allowed
 long="$t/$(printf '%0250d' 0 | tr 0 a)"
 "$CLCG_BIN" --generate poisson2d:4 --write-matrix "$long" -q 2>"$t/err"; rc=$?
