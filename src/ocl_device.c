@@ -101,7 +101,8 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
     if (e == -1001 || (e == CL_SUCCESS && np == 0))
         return clcg_error(CLCG_ERR_DEVICE,
                           "no OpenCL platform found: install an ICD (apt-get install pocl-opencl-icd for CPUs), "
-                          "or check OCL_ICD_FILENAMES / /etc/OpenCL/vendors");
+                          "or check OCL_ICD_FILENAMES / /etc/OpenCL/vendors (an installed one that cannot be "
+                          "loaded, e.g. under a memory limit, counts as none)");
     CLCG_CL(e);
     for (cl_uint i = 0; i < np && i < 32; i++) {
         char pname[256] = "";
