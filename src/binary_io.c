@@ -310,14 +310,10 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
     CLCG_CHECK(st, mpi_err(MPI_Bcast(&pid, 1, MPI_LONG, 0, comm), path, "MPI_Bcast failed"), out);
     clcg_tmp_name(target, pid, tmp, (size_t)tlen + 32);
     {   /* every rank must reach the directory: MPI_File_open would wait for one that cannot */
-        char *slash = strrchr(tmp, '/');
-        if (slash)
-            *slash = '\0';
-        if (access(slash ? (*tmp ? tmp : "/") : ".", W_OK | X_OK) != 0)
-            st = clcg_error(CLCG_ERR_IO, "%s: cannot write in %s on this rank: %s", path,
-                            slash ? (*tmp ? tmp : "/") : ".", strerror(errno));
-        if (slash)
-            *slash = '/';
+        char dir[4096];
+        clcg_dir_of(tmp, dir, sizeof dir);
+        if (access(dir, W_OK | X_OK) != 0)
+            st = clcg_error(CLCG_ERR_IO, "%s: cannot write in %s on this rank: %s", path, dir, strerror(errno));
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     named = 1;

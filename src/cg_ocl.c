@@ -1402,12 +1402,12 @@ static clcg_status get_x(cg_ctx *c, double *out)
 #define REFINE 4
 #define REFINE_SLACK 2.0   /* a true residual within this factor of --rtol is left alone */
 
-static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info)
+static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info, double **resid)
 {
     clcg_problem *p = c->p;
     const double rtol = c->o->rtol;
     clcg_status st = CLCG_OK;
-    double *r = NULL, *d = NULL, rel = 0.0;
+    double *r = *resid, *d = NULL, rel = 0.0;   /* r = b - Ax of the solve, made by the caller */
     const char *variant = c->variant;
     /* The single-reduction and pipelined forms take p'Ap from a recurrence, which rounding
      * can turn negative on an SPD matrix once the residual is small (the 1-D Laplacian at
@@ -1425,12 +1425,9 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             res->outcome = CLCG_CONVERGED;
         return CLCG_OK;
     }
-    st = clcg_malloc(&r, (size_t)p->A.ncols + 1, sizeof *r, "residual for refinement");
-    if (st == CLCG_OK)
-        st = clcg_malloc(&d, (size_t)p->A.ncols + 1, sizeof *d, "correction");
+    st = clcg_malloc(&d, (size_t)p->A.ncols + 1, sizeof *d, "correction");
     CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
-    /* r = b - Ax; each round then makes one more, of the corrected x, into d */
-    CLCG_CHECK(st, clcg_agree(c->comm, clcg_residual(&p->A, &p->halo, p->b, p->x, r, &rel), NULL), out);
+    /* each round makes the residual of the corrected x, into d */
     const double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0, tol2 = (rtol * bnorm) * (rtol * bnorm);
     for (int k = 0; k < REFINE && res->true_residual > REFINE_SLACK * rtol; k++) {
         clcg_solve_result rc = *res;
@@ -1473,7 +1470,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         res->at_limit = 1;
     }
 out:
-    free(r);
+    *resid = r;   /* the two buffers may have swapped: the caller frees this one */
     free(d);
     return st;
 }
@@ -1485,6 +1482,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
     clcg_devinfo *list = NULL;
     clcg_status st = CLCG_OK;
     unsigned char *needed = NULL;
+    double *resid = NULL;   /* b - Ax at the end, on the host */
     int m = 0, first = 0, count = 0, sharers = 1;
     int64_t run = 0, bounds[CLCG_MAX_DEVS + 1];
     const int profiling = o->profile || o->json;
@@ -1649,9 +1647,11 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     fill_info(&c, info, run);
     /* the true residual, on the host, independent of the device kernels */
-    st = clcg_true_residual(&p->A, &p->halo, p->b, p->x, &res->true_residual);
+    st = clcg_malloc(&resid, (size_t)p->A.ncols + 1, sizeof *resid, "residual vector");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    CLCG_CHECK(st, refine(&c, res, info), out);
+    st = clcg_residual(&p->A, &p->halo, p->b, p->x, resid, &res->true_residual);
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, refine(&c, res, info, &resid), out);
 out:
     for (int d = 0; c.s && d < c.nd; d++) {
         if (c.prof && c.prof[d].n)
@@ -1667,6 +1667,7 @@ out:
     free(c.hp);
     free(c.scale);
     free(needed);
+    free(resid);
     free(list);
     return st;
 }

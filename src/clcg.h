@@ -97,6 +97,8 @@ clcg_status clcg_out_target(const char *path, char **target, int *direct);
 int clcg_out_open_direct(const char *path);
 /* PATH names an open descriptor (/dev/stdout, /dev/fd/N, ...): written through it. */
 int clcg_out_is_descriptor(const char *path);
+/* The directory part of PATH ("." for none, "/" for the root) in buf. */
+void clcg_dir_of(const char *path, char *buf, size_t size);
 
 /* fn(ctx, lo, hi) over [0, n) cut into contiguous ranges, one per CPU this process may run
  * on (at most 32; in this thread when there is one CPU or a thread cannot start).  fn must

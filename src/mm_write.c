@@ -95,6 +95,17 @@ clcg_status clcg_out_target(const char *path, char **target, int *direct)
     return CLCG_OK;
 }
 
+void clcg_dir_of(const char *path, char *buf, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, size, ".");
+    else if (slash == path)
+        snprintf(buf, size, "/");
+    else
+        snprintf(buf, size, "%.*s", (int)(slash - path), path);
+}
+
 void clcg_tmp_name(const char *target, long pid, char *out, size_t len)
 {
     const char *slash = strrchr(target, '/'), *base = slash ? slash + 1 : target;

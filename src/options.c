@@ -279,18 +279,6 @@ typedef struct {
                 * are created, and a cache that cannot be written only costs a search) */
 } named_path;
 
-/* The directory part of path ("." for none) in buf. */
-static void dir_of(const char *path, char *buf, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(buf, size, ".");
-    else if (slash == path)
-        snprintf(buf, size, "/");
-    else
-        snprintf(buf, size, "%.*s", (int)(slash - path), path);
-}
-
 /* a and b name one file: both exist as the same regular file (devices such as /dev/null
  * and descriptors are written through, so two outputs may share one), or neither exists
  * and they name the same entry of the same directory */
@@ -303,8 +291,8 @@ static int same_file(const char *a, const char *b)
     if (ea || eb)
         return ea && eb && S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_dev == sb.st_dev &&
                sa.st_ino == sb.st_ino;
-    dir_of(a, da, sizeof da);
-    dir_of(b, db, sizeof db);
+    clcg_dir_of(a, da, sizeof da);
+    clcg_dir_of(b, db, sizeof db);
     ba = ba ? ba + 1 : a;
     bb = bb ? bb + 1 : b;
     return !strcmp(ba, bb) && stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev &&
@@ -346,7 +334,7 @@ static clcg_status check_paths(const clcg_options *o)
             continue;       /* /dev/stdout redirected to a file: written through the descriptor */
         {   /* a symbolic link: the file is made beside its target */
             char *real = realpath(all[i].path, NULL);
-            dir_of(real ? real : all[i].path, dir, sizeof dir);
+            clcg_dir_of(real ? real : all[i].path, dir, sizeof dir);
             free(real);
         }
         if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
