@@ -179,10 +179,12 @@ clcg_status clcg_dev_open(const clcg_devinfo *info, int profiling, const char *b
     d->queue = clCreateCommandQueue(d->ctx, info->device, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
     CLCG_CL(e);
     {   /* NVIDIA: the matrix streams through the caches marked evict-first (cl/common.cl) */
-        char opts[512];
+        char opts[1024];
         const int nv = (strstr(info->platform_name, "NVIDIA") || strstr(info->vendor, "NVIDIA")) &&
                        !getenv("CLCG_NO_PTX");
-        snprintf(opts, sizeof opts, "%s%s", build_options ? build_options : "", nv ? " -DCLCG_NV_PTX=1" : "");
+        const char *extra = getenv("CLCG_CL_OPTIONS");   /* development: more build options, log shown */
+        snprintf(opts, sizeof opts, "%s%s%s%s", build_options ? build_options : "", nv ? " -DCLCG_NV_PTX=1" : "",
+                 extra ? " " : "", extra ? extra : "");
         CLCG_CALL(clcg_ocl_build(d, opts));
     }
     return CLCG_OK;

@@ -64,7 +64,7 @@ clcg_status clcg_ocl_build(clcg_dev *d, const char *options)
         goto out;
     }
     e = clBuildProgram(d->prog, 1, &d->info.device, options, NULL, NULL);
-    if (e != CL_SUCCESS) {
+    if (e != CL_SUCCESS || getenv("CLCG_CL_OPTIONS")) {
         size_t len = 0;
         char *log = NULL;
         clGetProgramBuildInfo(d->prog, d->info.device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
@@ -75,6 +75,8 @@ clcg_status clcg_ocl_build(clcg_dev *d, const char *options)
                     options ? options : "", log);
             free(log);
         }
+        if (e == CL_SUCCESS)
+            goto out;
         st = clcg_error(CLCG_ERR_OPENCL, "building the kernels for '%s' failed: clBuildProgram -> %s (log above)",
                         d->info.name, clcg_cl_error_name(e));
     }
