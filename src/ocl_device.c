@@ -183,8 +183,10 @@ clcg_status clcg_dev_open(const clcg_devinfo *info, int profiling, const char *b
         const int nv = (strstr(info->platform_name, "NVIDIA") || strstr(info->vendor, "NVIDIA")) &&
                        !getenv("CLCG_NO_PTX");
         const char *extra = getenv("CLCG_CL_OPTIONS");   /* development: more build options, log shown */
-        snprintf(opts, sizeof opts, "%s%s%s%s", build_options ? build_options : "", nv ? " -DCLCG_NV_PTX=1" : "",
-                 extra ? " " : "", extra ? extra : "");
+        if (snprintf(opts, sizeof opts, "%s%s%s%s", build_options ? build_options : "", nv ? " -DCLCG_NV_PTX=1" : "",
+                     extra ? " " : "", extra ? extra : "") >= (int)sizeof opts)
+            return clcg_error(CLCG_ERR_DEVICE, "CLCG_CL_OPTIONS is too long (%zu characters; at most %zu)",
+                              strlen(extra ? extra : ""), sizeof opts - 64);
         CLCG_CALL(clcg_ocl_build(d, opts));
     }
     return CLCG_OK;

@@ -101,6 +101,15 @@ for pp in split fused; do
     ok $? "CLCG_P_PASS=$pp, --format $f: $a iterations (reference $base, +-2), true residual $tr"
   done
 done
+# CLCG_CL_OPTIONS: more kernel build options (here the plain SpMV loop), the build log shown
+CLCG_CL_OPTIONS=-DCLCG_UNROLL=1 "$CLCG_BIN" --generate poisson3d:12 --format sell --json "$t/f.json" -q 2>"$t/err"; rc=$?
+a=$(json_num "$t/f.json" iterations); tr=$(json_num "$t/f.json" true)
+[ $rc -eq 0 ] && absdiff_le "$a" "$base" 2 && le "$tr" 1e-7 && grep -q 'OpenCL build log for .*-DCLCG_UNROLL=1' "$t/err"
+ok $? "CLCG_CL_OPTIONS=-DCLCG_UNROLL=1: build log shown, $a iterations (reference $base, +-2), true residual $tr (rc=$rc)"
+long=$(head -c 1200 /dev/zero | tr '\0' D)
+CLCG_CL_OPTIONS="-D$long" "$CLCG_BIN" --generate poisson3d:12 -o "$t/long.x" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 5 ] && [ "$(errors "$t/err" | wc -l)" -eq 1 ] && grep -q 'CLCG_CL_OPTIONS is too long' "$t/err" && [ ! -e "$t/long.x" ]
+ok $? "CLCG_CL_OPTIONS of 1202 characters: exit 5, one message, no output (rc=$rc: $(head -c 200 "$t/err"))"
 for f in csr-scalar csr-vector sell csr-adaptive csr-stream; do
   "$CLCG_BIN" --generate poisson3d:11 --format $f --json "$t/f.json" -q; rc=$?
   a=$(json_num "$t/f.json" iterations); tr=$(json_num "$t/f.json" true)
