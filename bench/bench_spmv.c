@@ -183,18 +183,14 @@ int main(int argc, char **argv)
             fclose(o);
         }
     }
-    int64_t maxlen = 0;
-    for (int64_t i = 0; i < A.nrows; i++)
-        if (A.rowptr[i + 1] - A.rowptr[i] > maxlen)
-            maxlen = A.rowptr[i + 1] - A.rowptr[i];
+    clcg_row_stats rstat;   /* also what the automatic choice below goes by */
+    clcg_row_stats_of(&A, &rstat);
     time_t now = time(NULL);
     printf("SpMV %s: n = %lld, nnz = %lld, mean row %.2f, max row %lld (built in %.1f s), %s", argv[1],
-           (long long)A.nrows, (long long)A.nnz, (double)A.nnz / (double)A.nrows, (long long)maxlen,
+           (long long)A.nrows, (long long)A.nnz, (double)A.nnz / (double)A.nrows, (long long)rstat.maxlen,
            MPI_Wtime() - t0, ctime(&now));
     printf("| device | format | local x groups | us | GB/s (12 nnz + 20 n) |\n| --- | --- | --- | --- | --- |\n");
     unsigned vs = 2;
-    clcg_row_stats rstat;
-    clcg_row_stats_of(&A, &rstat);
     clcg_fmt autof = clcg_format_choose(&rstat, "auto", &list[0], &vs);
     const clcg_fmt fmts[] = {FMT_CSR_SCALAR, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE, FMT_CSR_STREAM};
     const char *only = getenv("BENCH_FORMATS");
