@@ -45,6 +45,29 @@ inline real ld_stream_real(global const real *p)
     return v;
 }
 #endif
+/* Fetch the 128-byte lines of bytes [a, a + len) into L2 (no register waits for it). */
+inline void prefetch_l2_range(global const uchar *a, uint len, uint lid, uint wg)
+{
+    global const uchar *l0 = a - ((ulong)a & 127);
+    for (uint o = lid * 128; l0 + o < a + len; o += wg * 128)
+        asm volatile("prefetch.global.L2 [%0];" : : "l"(l0 + o));
+}
+/* v of the work-item w places further in the same warp of 32 (every one of the 32 takes
+ * part): a tree over a warp without local memory or barriers. */
+inline real warp_down(real v, uint w)
+{
+#if CLCG_PRECISION == 64
+    const uint2 u = as_uint2(v);
+    uint2 r;
+    asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r.x) : "r"(u.x), "r"(w));
+    asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r.y) : "r"(u.y), "r"(w));
+    return as_double(r);
+#else
+    uint r;
+    asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(as_uint(v)), "r"(w));
+    return as_float(r);
+#endif
+}
 #define LDC_1(k) ld_stream_u32(col + (k))
 #define LDV_1(k) ld_stream_real(val + (k))
 #else
