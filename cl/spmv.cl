@@ -211,17 +211,23 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
 /* STREAM_SUM2: a short row's sum reads its products two at a time from local memory (same
  * additions, same order).  STREAM_SHFL (NVIDIA): a team of 32 is one warp, and its tree runs
  * by register shuffles instead of local memory and a barrier a stage (same order).
- * STREAM_PREFETCH (NVIDIA): after its sweep, a work-group asks L2 for the lines of its next
- * block (bit 1: the values, bit 2: the columns), which arrive while it adds up this block.
- * H200, random:5000000,16: 377 us without any of the three, 342 us with them. */
+ * STREAM_TEAM_REV: teams are taken from the last warp down, so the warps that have no short
+ * rows in a block of few rows start on the longer ones at once (with STREAM_SHFL nothing
+ * waits between the two phases).  STREAM_PREFETCH (NVIDIA): after its sweep, a work-group
+ * asks L2 for the lines of its next block (bit 1: the values, bit 2: the columns), which
+ * arrive while it adds up this block.  H200, random:5000000,16: 377 us without any of these,
+ * 334 us with all (values alone prefetched: 354 us). */
 #ifndef STREAM_SUM2
 #define STREAM_SUM2 1
 #endif
 #ifndef STREAM_SHFL
 #define STREAM_SHFL 1
 #endif
+#ifndef STREAM_TEAM_REV
+#define STREAM_TEAM_REV 1
+#endif
 #ifndef STREAM_PREFETCH
-#define STREAM_PREFETCH 1
+#define STREAM_PREFETCH 3
 #endif
 #if STREAM_PAD
 #define SIX(k) ((k) + ((k) >> 4))
@@ -383,7 +389,12 @@ kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global con
         const uint team = wg < STREAM_TREE ? wg : STREAM_TREE, lane = lid & (team - 1);
 #if STREAM_SHFL && defined(CLCG_NV_PTX) && CLCG_NV_PTX
         /* a team is a warp here: its tree by shuffles, the same additions in the same order */
+#if STREAM_TEAM_REV
+        /* the last warps first: those have no short rows when the block has few */
+        for (uint j = (wg - 1 - lid) / STREAM_TREE; team == STREAM_TREE && j < nl; j += wg / STREAM_TREE) {
+#else
         for (uint j = lid / STREAM_TREE; team == STREAM_TREE && j < nl; j += wg / STREAM_TREE) {
+#endif
             const uint t = blk[2 * nblk + 2 + l0 + j];
             real s = stream_lanes(lds, rowptr[rs + t] - k0, rowptr[rs + t + 1] - k0, lane, team);
             for (uint w = STREAM_TREE / 2; w > 0; w >>= 1)
