@@ -216,7 +216,7 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
  * waits between the two phases).  STREAM_PREFETCH (NVIDIA): after its sweep, a work-group
  * asks L2 for the lines of its next block (bit 1: the values, bit 2: the columns), which
  * arrive while it adds up this block.  H200, random:5000000,16: 377 us without any of these,
- * 334 us with all (values alone prefetched: 354 us). */
+ * 334 us with all (bench/RESULTS.md). */
 #ifndef STREAM_SUM2
 #define STREAM_SUM2 1
 #endif
