@@ -319,8 +319,11 @@ static clcg_status check_paths(const clcg_options *o)
                 return clcg_error(CLCG_ERR_USAGE, "%s %s: the same file as %s%s%s: give another name",
                                   all[i].opt, all[i].path, all[k].opt, all[k].out ? " " : "",
                                   all[k].out ? all[k].path : "");
-        if (all[i].out == 2)
+        if (all[i].out == 2) {   /* the tuning cache: a text file read to its end and appended to */
+            if (stat(all[i].path, &sb) == 0 && !S_ISREG(sb.st_mode))
+                return clcg_error(CLCG_ERR_USAGE, "--tune-cache %s: not a regular file", all[i].path);
             continue;
+        }
         if (stat(all[i].path, &sb) == 0) {
             if (S_ISDIR(sb.st_mode))
                 return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: it is a directory", all[i].path);

@@ -5,10 +5,12 @@
 #include "cg_ocl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Work-groups per compute unit: partial sums are summed again by every work-group of the
  * next kernel, so their count must stay small; the search does not go past SEARCH_GPC. */
@@ -71,11 +73,27 @@ static int shape_valid(const clcg_slice *s, unsigned long wg, unsigned long ng)
            ng <= SEARCH_GPC * cu;
 }
 
+/* The cache file opened only if it is a regular file: a device or FIFO in its place (the
+ * default path included) would never end or never open; it is then not used. */
+static FILE *open_regular(const char *path, int flags, const char *mode)
+{
+    struct stat sb;
+    const int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return NULL;
+    FILE *f = NULL;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && fcntl(fd, F_SETFL, flags & O_APPEND) == 0)
+        f = fdopen(fd, mode);
+    if (!f)
+        close(fd);
+    return f;
+}
+
 static int cache_lookup(const clcg_slice *s, const char *path, const char *key, clcg_launch *L)
 {
     char line[1024];
     int found = 0;
-    FILE *f = fopen(path, "r");
+    FILE *f = open_regular(path, O_RDONLY, "r");
     if (!f)
         return 0;
     while (fgets(line, sizeof line, f)) {
@@ -97,7 +115,7 @@ static int cache_lookup(const clcg_slice *s, const char *path, const char *key, 
 static void cache_store(const char *path, const char *key, const clcg_launch *L)
 {
     make_parent(path);
-    FILE *f = fopen(path, "a");
+    FILE *f = open_regular(path, O_WRONLY | O_APPEND | O_CREAT, "a");
     if (!f)
         return;   /* a cache we cannot write only costs a new search next time */
     fprintf(f, "%s\t%lu %lu\n", key, (unsigned long)L->wg, (unsigned long)L->ng);

@@ -101,6 +101,16 @@ ok $? "--write-binary onto a device: exit 3 before loading (rc=$rc)"
 "$CLCG_BIN" --generate poisson2d:4 --tune-cache "$t/new/dir/tune.txt" -q; rc=$?
 [ $rc -eq 0 ] && [ -s "$t/new/dir/tune.txt" ]
 ok $? "--tune-cache in directories not there yet: made (rc=$rc)"
+# a tuning cache that is not a regular file would never end (/dev/zero) or never open (a FIFO)
+mkfifo "$t/fifo"
+for c in /dev/zero "$t/fifo"; do
+  timeout 60 "$CLCG_BIN" "$t/in.mtx" --tune-cache "$c" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q -- "--tune-cache $c: not a regular file" "$t/err"
+  ok $? "--tune-cache $c: exit 2 and one message (rc=$rc: $(head -c 200 "$t/err"))"
+done
+mkdir -p "$t/xdg/clcg-mpi" && mkfifo "$t/xdg/clcg-mpi/tune.txt"
+XDG_CACHE_HOME="$t/xdg" timeout 120 "$CLCG_BIN" --generate poisson2d:4 --tune -q 2>"$t/err"; rc=$?
+[ $rc -eq 0 ]; ok $? "a FIFO where the default tuning cache would be: not used, solved (rc=$rc $(head -c 100 "$t/err"))"
 # modes that stop before the solve, with outputs they would never write
 usage_error "--write-matrix with --write-binary" --generate poisson2d:4 --write-matrix "$t/a.mtx" --write-binary "$t/a.bin"
 usage_error "--write-matrix with --json" --generate poisson2d:4 --write-matrix "$t/a.mtx" --json "$t/a.json"
