@@ -1417,7 +1417,8 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
     const int check = strcmp(variant, "standard") != 0 && !clcg_breakdown_at_limit(res) &&
                       (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE) &&
                       isfinite(res->true_residual);
-    int last = 0;   /* the last correction converged */
+    int last = 0;       /* the last correction converged */
+    int out_of_its = 0; /* the corrections used up what --max-iterations left */
     if (!(res->outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(res) || check))
         return CLCG_OK;
     if (!(res->true_residual > REFINE_SLACK * rtol)) {
@@ -1432,11 +1433,21 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
     for (int k = 0; k < REFINE && res->true_residual > REFINE_SLACK * rtol; k++) {
         clcg_solve_result rc = *res;
         int64_t run = 0;
+        /* the corrections share --max-iterations with the solve before them */
+        clcg_options left = *c->o;
+        const clcg_options *given = c->o;
+        left.max_it = c->o->max_it - res->iterations;
+        if (left.max_it <= 0) {
+            out_of_its = 1;
+            break;
+        }
         rc.iterations = 0;   /* a solve that stops at once leaves it as it was */
         CLCG_CHECK(st, clcg_agree(c->comm, put_b(c, r), NULL), out);
         if (check)
             c->variant = "standard";
+        c->o = &left;
         st = solve_variant(c, tol2, bnorm, &rc, &run);
+        c->o = given;
         c->variant = variant;
         CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
         CLCG_CHECK(st, clcg_agree(c->comm, get_x(c, d), NULL), out);
@@ -1454,6 +1465,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             break;
         }
         last = rc.outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(&rc);
+        out_of_its = rc.outcome == CLCG_DIVERGED_ITS;
         res->true_residual = rel;
         if (rc.outcome == CLCG_CONVERGED)
             res->rel_residual = rc.rel_residual;
@@ -1465,6 +1477,8 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
     }
     if (res->true_residual <= REFINE_SLACK * rtol) {
         res->outcome = CLCG_CONVERGED;
+    } else if (out_of_its) {   /* --max-iterations reached before the true residual met --rtol */
+        res->outcome = CLCG_DIVERGED_ITS;
     } else if (res->outcome == CLCG_CONVERGED || (check && last)) {
         res->outcome = CLCG_CONVERGED;
         res->at_limit = 1;
