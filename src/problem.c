@@ -5,6 +5,7 @@
 #include "dist.h"
 #include "mm.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -236,8 +237,29 @@ static void scale_by(double *v, int64_t n, int e)
         v[i] = ldexp(v[i], e);
 }
 
+/* Scaling A down (e < 0) keeps every entry exact unless one falls below 2^-1022, where it
+ * loses bits or vanishes: such a matrix spans more than double precision holds (an entry of
+ * 1e-300 beside one of 1e300 would become 0, and the solve would answer another matrix).
+ * Before the scaling.  Collective. */
+static clcg_status check_scaling(MPI_Comm comm, const char *name, const clcg_csr *A, int e)
+{
+    clcg_status st = CLCG_OK;
+    char sv[32];
+    for (int64_t i = 0; e < 0 && i < A->nrows && st == CLCG_OK; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->val[k] != 0.0 && fabs(ldexp(A->val[k], e)) < DBL_MIN) {
+                st = clcg_error(CLCG_ERR_INPUT, "%s: the entries span more than double precision holds: "
+                                "the largest must be scaled by 2^%d to keep the solve's sums in range, and an "
+                                "entry of row %lld, %s, would then lose its digits", name, e,
+                                (long long)(A->row0 + i + 1), clcg_show_double(A->val[k], sv));
+                break;
+            }
+    return clcg_agree(comm, st, NULL);
+}
+
 typedef struct {
     const clcg_csr *A;
+    int e;                     /* the scaling of A to come */
     int64_t bad[MAX_PIECES];   /* 1 + the first row whose 1/a_ii overflows, or 0 */
 } diag_job;
 
@@ -249,17 +271,18 @@ static void diag_pieces(void *arg, int64_t lo, int64_t hi)
         j->bad[c] = 0;
         for (int64_t i = A->nrows * c / MAX_PIECES; i < A->nrows * (c + 1) / MAX_PIECES && !j->bad[c]; i++)
             for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-                if (A->colind[k] == i && !isfinite(1.0 / A->val[k]))
+                if (A->colind[k] == i && !isfinite(1.0 / ldexp(A->val[k], j->e)))
                     j->bad[c] = i + 1;
     }
 }
 
 /* Jacobi divides by the diagonal: one so small that its inverse overflows (a subnormal below
- * 2^-1024) is refused as input rather than turning the iteration into Inf and NaN.  After the
- * scaling above.  Collective. */
+ * 2^-1024) once A is scaled by 2^exp_a is refused as input rather than turning the iteration
+ * into Inf and NaN.  Before the scaling, so that the message shows the value given.
+ * Collective. */
 static clcg_status check_jacobi(MPI_Comm comm, const char *name, const clcg_csr *A, int exp_a)
 {
-    diag_job j = {A, {0}};
+    diag_job j = {A, exp_a, {0}};
     clcg_status st = CLCG_OK;
     char sd[32];
     clcg_parallel_for(MAX_PIECES, diag_pieces, &j);
@@ -269,7 +292,7 @@ static clcg_status check_jacobi(MPI_Comm comm, const char *name, const clcg_csr 
             double d = 0.0;
             for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
                 if (A->colind[k] == i)
-                    d = ldexp(A->val[k], -exp_a);
+                    d = A->val[k];
             st = clcg_error(CLCG_ERR_INPUT, "%s: diagonal entry A(%lld,%lld) = %s, %s: Jacobi cannot divide by it "
                             "(--precond none does without)", name, (long long)(A->row0 + i + 1),
                             (long long)(A->row0 + i + 1), clcg_show_double(d, sd),
@@ -320,9 +343,10 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
     /* values far from 1 (whose b'b, p'Ap or residuals would overflow or underflow) by a
      * power of two first: exact, the same iterates up to that factor */
     p->exp_a = range_exponent(comm, p->A.val, p->A.nnz);
-    scale_by(p->A.val, p->A.nnz, p->exp_a);
+    CLCG_CHECK(st, check_scaling(comm, p->name, &p->A, p->exp_a), out);
     if (o->precond == CLCG_PRECOND_JACOBI)
         CLCG_CHECK(st, check_jacobi(comm, p->name, &p->A, p->exp_a), out);
+    scale_by(p->A.val, p->A.nnz, p->exp_a);
 
     /* b: from --rhs, else A*1 (the exact solution is then known) */
     st = clcg_malloc(&p->b, (size_t)p->A.nrows + 1, sizeof *p->b, "right-hand side");

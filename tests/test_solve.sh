@@ -212,4 +212,21 @@ for np in 1 2; do
     grep -q 'tiny.mtx: the solution lies beyond double precision' "$t/err"
   ok $? "a solution of 5e599 on $np rank(s): refused, exit $rc, $(head -c 120 "$t/err")"
 done
+# entries spanning more than double precision holds: scaled into range, 1e-300 beside 1e300
+# would vanish and the solve answer another matrix (it did: x = (1, 0), "converged"); the
+# Jacobi refusal shows the diagonal as given
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1e300\n2 2 1e-300\n' >"$t/span.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1\n2 2 1e-310\n' >"$t/sub.mtx"
+for np in 1 2; do
+  for pc in none jacobi; do
+    rm -f "$t/x.mtx"
+    timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/span.mtx" --precond $pc -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+      grep -q 'span.mtx: the entries span more than double precision holds.*row 2, 1e-300' "$t/err"
+    ok $? "1e300 beside 1e-300, --precond $pc, $np rank(s): refused, exit $rc, $(head -c 150 "$t/err")"
+  done
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/sub.mtx" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && grep -q 'sub.mtx: diagonal entry A(2,2) = 1e-310, its inverse overflows' "$t/err"
+  ok $? "a diagonal of 1e-310 with Jacobi, $np rank(s): exit $rc, the value as given: $(head -c 120 "$t/err")"
+done
 done_testing
