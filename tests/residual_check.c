@@ -43,9 +43,11 @@ int main(int argc, char **argv)
         double bi = fabs(b ? b[i] : ones[i]);
         bmax = bi > bmax ? bi : bmax;
     }
-    const double w = bmax > 0.0 ? 1.0 / bmax : 1.0;
+    int e = 0;   /* a power of two near 1/bmax: 1/bmax itself overflows below 2^-1024 */
+    if (bmax > 0.0)
+        frexp(bmax, &e);
     for (int64_t i = 0; i < a.n; i++) {
-        double bi = (b ? b[i] : ones[i]) * w, ri = bi - ax[i] * w;
+        double bi = ldexp(b ? b[i] : ones[i], -e), ri = bi - ldexp(ax[i], -e);
         rr += ri * ri;
         bb += bi * bi;
     }
