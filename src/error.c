@@ -16,6 +16,7 @@
 
 /* per thread: worker threads (the parallel parse) may fail on their own; the main thread
  * then redoes their work to report the failure itself */
+#define MSG_MAX 2000   /* below the 2048 bytes of a message sent to rank 0 (agree.c) */
 static _Thread_local char clcg_msg[4096];
 static _Thread_local int clcg_msg_set;
 
@@ -74,10 +75,23 @@ int clcg_exit_code_outcome(clcg_outcome o)
 clcg_status clcg_error(clcg_status s, const char *fmt, ...)
 {
     if (!clcg_msg_set) {        /* keep the first, innermost message */
-        va_list ap;
+        va_list ap, aq;
         va_start(ap, fmt);
-        vsnprintf(clcg_msg, sizeof clcg_msg, fmt, ap);
+        va_copy(aq, ap);
+        const int len = vsnprintf(clcg_msg, sizeof clcg_msg, fmt, ap);
         va_end(ap);
+        /* Too long (a path of thousands of characters in it): its start and its end, which
+         * says what is wrong, with the middle left out; within MSG_MAX, which the message
+         * keeps on its way to rank 0. */
+        char *full = len >= MSG_MAX ? malloc((size_t)len + 1) : NULL;
+        if (full) {
+            vsnprintf(full, (size_t)len + 1, fmt, aq);
+            snprintf(clcg_msg, sizeof clcg_msg, "%.*s ... %s", MSG_MAX / 2 - 8, full, full + len - (MSG_MAX / 2 - 8));
+            free(full);
+        } else if (len >= MSG_MAX) {
+            clcg_msg[MSG_MAX - 1] = '\0';
+        }
+        va_end(aq);
         clcg_msg_set = 1;
     }
     return s;

@@ -108,6 +108,11 @@ for c in /dev/zero "$t/fifo"; do
   [ $rc -eq 2 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q -- "--tune-cache $c: not a regular file" "$t/err"
   ok $? "--tune-cache $c: exit 2 and one message (rc=$rc: $(head -c 200 "$t/err"))"
 done
+# a path of 6000 characters: the message keeps its start and its end, which says what is wrong
+lp=$(awk 'BEGIN { for (i = 0; i < 2999; i++) printf "a/"; printf "x.mtx" }')
+"$CLCG_BIN" "$lp" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q '/a/x.mtx: cannot open: File name too long$' "$t/err"
+ok $? "a path of 6000 characters: exit $rc, one message ending in what is wrong ($(tail -c 60 "$t/err"))"
 mkdir -p "$t/xdg/clcg-mpi" && mkfifo "$t/xdg/clcg-mpi/tune.txt"
 XDG_CACHE_HOME="$t/xdg" timeout 120 "$CLCG_BIN" --generate poisson2d:4 --tune -q 2>"$t/err"; rc=$?
 [ $rc -eq 0 ]; ok $? "a FIFO where the default tuning cache would be: not used, solved (rc=$rc $(head -c 100 "$t/err"))"
