@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -314,6 +315,9 @@ static clcg_status check_paths(const clcg_options *o)
             continue;
         if (!*all[i].path)
             return clcg_error(CLCG_ERR_USAGE, "%s: the file name is empty", all[i].opt);
+        if (strlen(all[i].path) >= PATH_MAX)
+            return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: the path has %zu characters, "
+                              "more than the system allows (%d)", all[i].path, strlen(all[i].path), PATH_MAX - 1);
         for (int k = 0; k < n; k++)
             if (k != i && all[k].path && *all[k].path && (k < i || !all[k].out) && same_file(all[i].path, all[k].path))
                 return clcg_error(CLCG_ERR_USAGE, "%s %s: the same file as %s%s%s: give another name",
@@ -342,6 +346,15 @@ static clcg_status check_paths(const clcg_options *o)
         }
         if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
             return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: no directory %s", all[i].path, dir);
+        {   /* a name the directory cannot hold would fail only after the solve */
+            const char *base = strrchr(all[i].path, '/');
+            long name_max = pathconf(dir, _PC_NAME_MAX);
+            base = base ? base + 1 : all[i].path;
+            if (name_max > 0 && (long)strlen(base) > name_max)
+                return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: its name has %zu characters, "
+                                  "more than the %ld directory %s allows", all[i].path, strlen(base),
+                                  name_max, dir);
+        }
         if (access(dir, W_OK | X_OK) != 0)
             return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: directory %s is not writable: %s",
                               all[i].path, dir, strerror(errno));

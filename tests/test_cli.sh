@@ -77,6 +77,17 @@ ok $? "--json into a missing directory: exit 3 before solving (rc=$rc: $(head -c
 "$CLCG_BIN" --generate poisson2d:6 -o "$t" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && grep -q "it is a directory" "$t/err"
 ok $? "-o onto a directory: exit 3 (rc=$rc)"
+# a name or path too long to be made: found before the solve, not after it
+n300=$(printf '%0300d' 0 | tr 0 a)
+for o in --json -o --write-binary; do
+  "$CLCG_BIN" --generate poisson2d:6 $o "$t/$n300" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ ! -s "$t/out" ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
+    grep -q "cannot create the file: its name has 300 characters, more than the 255 directory" "$t/err"
+  ok $? "$o to a name of 300 characters: exit 3 before solving (rc=$rc: $(tail -c 100 "$t/err"))"
+done
+"$CLCG_BIN" --generate poisson2d:6 -o "$t/$(printf '%02100d' 0 | sed 's/0/d\//g')x" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ ! -s "$t/out" ] && grep -q "the path has 4.* characters, more than the system allows" "$t/err"
+ok $? "-o to a path of 4200 characters: exit 3 before solving (rc=$rc: $(tail -c 100 "$t/err"))"
 # outputs that are no regular file are written through (a FIFO stays a FIFO, a link a link)
 mkfifo "$t/fifo" && { cat "$t/fifo" >"$t/fifo.out" & }
 "$CLCG_BIN" --generate poisson2d:4 -o "$t/fifo" -q; rc=$?
