@@ -1118,6 +1118,12 @@ clcg_status clcg_mm_read_vector(const char *path, int64_t n, double **x)
         (*x)[i] = seen[i] ? (*x)[i] + a.val[k] : a.val[k];
         seen[i] = 1;
     }
+    for (k = 0; k < n; k++)
+        if (!isfinite((*x)[k])) {   /* each value is finite: duplicates summed past double */
+            st = clcg_error(CLCG_ERR_INPUT, "%s: entry %" PRId64 ": its duplicate entries sum beyond "
+                            "double precision", path, k + 1);
+            goto done;
+        }
 done:
     free(seen);
     if (st != CLCG_OK) {

@@ -1479,10 +1479,18 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
             st = clcg_mm_read_header(path, &h);
             fsize = (int64_t)sb.st_size;
         }
-        /* fewer entries than rows leaves a row empty: refused before anything of size n */
-        if (st == CLCG_OK && clcg_mm_is_coordinate(&h) && h.nrows == h.ncols && h.nentries < h.nrows)
-            st = clcg_error(CLCG_ERR_NOT_SPD, "%s:%" PRId64 ": %" PRId64 " rows but %" PRId64 " entries: a row "
-                            "is empty, so the matrix is singular", path, h.data_line - 1, h.nrows, h.nentries);
+        /* fewer entries than rows leaves a row empty: refused before anything of size n, once
+           the entries themselves (few) are read, so that a fault of the file is named first */
+        if (st == CLCG_OK && clcg_mm_is_coordinate(&h) && h.nrows == h.ncols && h.nentries < h.nrows) {
+            if (!whole)
+                st = clcg_mm_read_matrix(path, NULL, &coo);
+            clcg_coo_free(&coo);
+            whole = 0;
+            if (st == CLCG_OK)
+                st = clcg_error(CLCG_ERR_NOT_SPD, "%s:%" PRId64 ": %" PRId64 " rows but %" PRId64 " entries: a "
+                                "row is empty, so the matrix is singular", path, h.data_line - 1, h.nrows,
+                                h.nentries);
+        }
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm), "MPI_Bcast of the header"), out);

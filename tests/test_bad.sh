@@ -57,6 +57,14 @@ for np in 1 2; do
   check_error "$t/hugen.mtx" $np 4
   grep -q 'hugen.mtx:2: 3000000000 rows but 1 entries' "$t/err"; ok $? "hugen.mtx on $np rank(s): the size line is named"
 done
+# ... but when the file holds more entries than it declares, that is what is wrong (exit 3),
+# even after a million lines
+{ mm general; printf '3 3 2\n1 1 4\n2 2 4\n3 3 4\n'; } >"$t/extra.mtx"
+{ mm symmetric; printf '3000000000 3000000000 1\n'; awk 'BEGIN { for (i = 1; i <= 1000000; i++) print i, i, 1 }'; } >"$t/hugex.mtx"
+for np in 1 2; do
+  refused_naming "$t/extra.mtx" $np 'extra.mtx:5: more entries than the 2 declared'
+  refused_naming "$t/hugex.mtx" $np 'hugex.mtx:4: more entries than the 1 declared'
+done
 # a NUL byte inside the banner (words compared as C strings would stop there)
 printf '%%%%MatrixMarket matrix\000XYZ coordinate real\000junk symmetric\n2 2 2\n1 1 2\n2 2 3\n' >"$t/nul.mtx"
 check_error "$t/nul.mtx" 1 3
@@ -64,6 +72,17 @@ check_error "$t/nul.mtx" 1 3
 { mm symmetric; printf '2 2 2\n1 1 1e300\n2 2 1e300\n'; } >"$t/big.mtx"
 check_valid "$t/big.mtx" 1
 check_valid "$t/big.mtx" 2
+# a right-hand side whose duplicates sum past double: bad input, its file named (it was exit 4,
+# "NaN or Inf in the iteration", naming the matrix)
+printf '%%%%MatrixMarket matrix coordinate real general\n2 1 2\n1 1 1e308\n1 1 1e308\n' >"$t/bdup.mtx"
+{ mm symmetric; printf '2 2 2\n1 1 2\n2 2 3\n'; } >"$t/two.mtx"
+for np in 1 2; do
+  rm -f "$t/x.mtx"
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/two.mtx" --rhs "$t/bdup.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] &&
+    grep -q 'bdup.mtx: entry 1: its duplicate entries sum beyond double precision' "$t/err"
+  ok $? "--rhs with duplicates summing past double, $np rank(s): exit $rc, $(head -c 120 "$t/err")"
+done
 # duplicates (summed, as the format says) whose sum overflows: bad input, not a breakdown
 { mm symmetric; printf '2 2 3\n1 1 1e308\n1 1 1e308\n2 2 1\n'; } >"$t/dupinf.mtx"
 { mm general; printf '2 2 4\n1 1 1\n2 1 -1e308\n2 1 -1e308\n2 2 1\n'; } >"$t/dupinf2.mtx"
