@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define BIN_MAGIC "CLCGBIN"          /* 7 letters and a NUL: 8 bytes */
@@ -314,16 +315,24 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
         clcg_dir_of(tmp, dir, sizeof dir);
         if (access(dir, W_OK | X_OK) != 0)
             st = clcg_error(CLCG_ERR_IO, "%s: cannot write in %s on this rank: %s", path, dir, strerror(errno));
+        /* a disk too full for the whole file is said so before anything is written (a full
+         * disk met inside the collective writes is found too, but with the MPI library's
+         * own messages beside ours; CLCG_NO_ROOM_CHECK=1 lets the tests meet it there) */
+        struct statvfs fs;
+        if (st == CLCG_OK && rank == 0 && !getenv("CLCG_NO_ROOM_CHECK") && statvfs(dir, &fs) == 0 && fs.f_frsize > 0 &&
+            (uint64_t)fs.f_bavail < ((uint64_t)L.size + fs.f_frsize - 1) / fs.f_frsize)
+            st = clcg_error(CLCG_ERR_IO, "%s: no room for the file: it takes %" PRId64 " bytes, %s has %"
+                            PRIu64 " free", path, L.size, dir, (uint64_t)fs.f_bavail * fs.f_frsize);
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     named = 1;
     st = mpi_err(MPI_File_open(comm, tmp, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
-                 tmp, "cannot create");
+                 path, "cannot create");
     opened = st == CLCG_OK;
     if (opened && rank == 0)
         clcg_tmp_file(tmp);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    st = mpi_err(MPI_File_set_size(fh, (MPI_Offset)L.size), tmp, "cannot set the size");
+    st = mpi_err(MPI_File_set_size(fh, (MPI_Offset)L.size), path, "cannot set the size");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     {   /* every collective write on every rank, even after a failure (a rank skipping one
          * would leave the others waiting in it) */
@@ -334,7 +343,7 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
             {L.off[SEC_VAL] + 8 * off, A->val, 8 * A->nnz},
             {L.tbl_off, table, rank == 0 ? 8 * L.nblocks : 0}};
         for (int i = 0; i < 5; i++) {
-            clcg_status w = io_all(comm, fh, tmp, 1, part[i].at, part[i].buf, part[i].bytes);
+            clcg_status w = io_all(comm, fh, path, 1, part[i].at, part[i].buf, part[i].bytes);
             if (st == CLCG_OK)
                 st = w;
         }
@@ -345,15 +354,15 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
         int sfd = open(tmp, O_RDONLY);
         if (sfd >= 0) {
             if (fsync(sfd) != 0 && errno != EINVAL && errno != EROFS && st == CLCG_OK)
-                st = clcg_error(CLCG_ERR_IO, "%s: cannot sync the file: %s", tmp, strerror(errno));
+                st = clcg_error(CLCG_ERR_IO, "%s: cannot sync the file: %s", path, strerror(errno));
             close(sfd);
         }
         for (int i = 0; i < 5 && st == CLCG_OK; i++)
-            st = verify_part(fh, tmp, part[i].at, part[i].buf, part[i].bytes);
+            st = verify_part(fh, path, part[i].at, part[i].buf, part[i].bytes);
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     opened = 0;
-    st = mpi_err(MPI_File_close(&fh), tmp, "close failed");
+    st = mpi_err(MPI_File_close(&fh), path, "close failed");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     if (rank == 0 && rename(tmp, target) != 0)
         st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));

@@ -1,4 +1,5 @@
 /* clcg-mpi: command-line driver.  Parse options, load the system, solve, report. */
+#define _DEFAULT_SOURCE   /* realpath */
 #include "config.h"
 #include "mm.h"
 #include "csr.h"
@@ -11,6 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int fail(MPI_Comm comm, clcg_status st)
 {
@@ -113,6 +116,21 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
         clcg_csr_free(&A);
     }
     return clcg_agree(comm, st, NULL);
+}
+
+/* The solution file written before a later output failed: removed (a regular file only;
+ * what went to a device or a pipe is gone). */
+static void remove_solution(MPI_Comm comm, const clcg_options *o, const clcg_solve_result *res)
+{
+    struct stat sb;
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && o->output && res->outcome == CLCG_CONVERGED && !clcg_out_is_descriptor(o->output) &&
+        stat(o->output, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        char *real = realpath(o->output, NULL);   /* through a link: the file it was written to */
+        unlink(real ? real : o->output);
+        free(real);
+    }
 }
 
 int main(int argc, char **argv)
@@ -220,8 +238,10 @@ int main(int argc, char **argv)
         clcg_report_summary(comm, &o, &p, &res, &info);
         if (o.json) {
             st = clcg_report_json(comm, &o, &p, &res, &info);
-            if (st != CLCG_OK)
+            if (st != CLCG_OK) {
                 code = fail(comm, st);
+                remove_solution(comm, &o, &res);   /* a failed run leaves no output */
+            }
         }
     }
     clcg_solve_info_free(&info);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -358,6 +359,17 @@ static clcg_status check_paths(const clcg_options *o)
         if (access(dir, W_OK | X_OK) != 0)
             return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: directory %s is not writable: %s",
                               all[i].path, dir, strerror(errno));
+        {   /* the permissions may allow what the file system does not (read-only, /proc): try */
+            char probe[4200];
+            int fd;
+            snprintf(probe, sizeof probe, "%s/.clcg-probe.%ld", dir, (long)getpid());
+            fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+            if (fd < 0)
+                return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: a file cannot be made in %s: %s",
+                                  all[i].path, dir, strerror(errno));
+            close(fd);
+            unlink(probe);
+        }
     }
     return CLCG_OK;
 }

@@ -77,6 +77,15 @@ ok $? "--json into a missing directory: exit 3 before solving (rc=$rc: $(head -c
 "$CLCG_BIN" --generate poisson2d:6 -o "$t" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && grep -q "it is a directory" "$t/err"
 ok $? "-o onto a directory: exit 3 (rc=$rc)"
+# a directory that says writable but takes no new file (/proc): found before the solve
+if [ -r /proc/version ]; then
+  for o in -o --json --write-binary; do
+    "$CLCG_BIN" --generate poisson2d:6 $o /proc/version >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ ! -s "$t/out" ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
+      grep -q "/proc/version: cannot create the file: a file cannot be made in /proc" "$t/err"
+    ok $? "$o /proc/version: exit 3 before solving (rc=$rc: $(head -c 120 "$t/err"))"
+  done
+fi
 # a name or path too long to be made: found before the solve, not after it
 n300=$(printf '%0300d' 0 | tr 0 a)
 for o in --json -o --write-binary; do

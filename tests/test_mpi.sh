@@ -186,9 +186,22 @@ CLCG_MPIIO_ONLY=1 timeout 60 $MPIEXEC -n 2 "$CLCG_BIN" "$f" -q 2>"$t/err"; rc=$?
 mkdir -p "$t/full"
 if mount -t tmpfs -o size=64k tmpfs "$t/full" 2>/dev/null; then
   for np in 1 2 3; do
-    timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:100 --write-binary "$t/full/A.bin" -q >"$t/out" 2>"$t/err"; rc=$?
+    CLCG_NO_ROOM_CHECK=1 timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:100 --write-binary "$t/full/A.bin" -q >"$t/out" 2>"$t/err"; rc=$?
     [ $rc -eq 3 ] && [ -z "$(ls -A "$t/full")" ]
-    ok $? "--write-binary onto a full disk, $np rank(s): exit 3, nothing left (rc=$rc $(grep '^clcg' "$t/err" | head -c 100))"
+    ok $? "--write-binary onto a full disk, met while writing, $np rank(s): exit 3, nothing left (rc=$rc $(grep '^clcg' "$t/err" | head -c 100))"
+    # found before writing: one message of ours, none of the MPI library's, naming the file
+    timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:100 --write-binary "$t/full/A.bin" -q >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ -z "$(ls -A "$t/full")" ] && [ "$(errors "$t/err")" -eq 1 ] && ! grep -q 'mca_\|fbtl\|fcoll' "$t/err" &&
+      grep -q "A.bin: no room for the file: it takes [0-9]* bytes, $t/full has [0-9]* free" "$t/err"
+    ok $? "--write-binary onto a disk without room, $np rank(s): exit 3, one message (rc=$rc $(grep '^clcg' "$t/err" | head -c 120))"
+  done
+  # a failed --json after the solution was written: the solution is removed too
+  head -c 65536 /dev/zero >"$t/full/fill" 2>/dev/null
+  for np in 1 2; do
+    rm -f "$t/x.mtx"
+    timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:10 -o "$t/x.mtx" --json "$t/full/r.json" -q >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && [ ! -e "$t/full/r.json" ] && grep -q 'r.json: cannot write' "$t/err"
+    ok $? "--json onto a full disk, $np rank(s): exit 3, the solution written before it removed (rc=$rc $(grep '^clcg' "$t/err" | head -c 100))"
   done
   umount "$t/full"
 else
