@@ -659,6 +659,16 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
     make_layout(hv[0], hv[1], (uint32_t)hv[2], hv[3], &L);
     info->unchecked = (L.flags & BIN_FLAG_UNCHECKED) != 0;
     A->n = L.n;
+    /* what the header asks for, refused before anything of its size is made */
+    if (L.n / size >= INT32_MAX)
+        st = clcg_error(CLCG_ERR_USAGE, "%s: %" PRId64 " rows are too many for %d rank%s (at most %d a "
+                        "rank); use more ranks", path, L.n, size, size == 1 ? "" : "s", INT32_MAX - 1);
+    if (st == CLCG_OK) {
+        char what[4200];
+        snprintf(what, sizeof what, "%s (n = %" PRId64 ", nnz = %" PRId64 ")", path, L.n, L.nnz);
+        st = clcg_memory_check(8.0 * (double)L.n + 12.0 * (double)L.nnz, size, what);
+    }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     /* Every rank opens the file itself first: one that cannot (a path local to another
      * node) is named, where MPI_File_open would wait for it forever.  Threads then read with
      * pread; MPI-IO only under CLCG_MPIIO_ONLY (tests). */

@@ -107,6 +107,12 @@ void clcg_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t lo, int64_t hi),
 /* n processes of the job share this node: a process allowed on every CPU (not bound by
  * mpirun) then runs its fair share of threads, not one per CPU. */
 void clcg_threads_share(int n);
+/* A problem that takes at least `total` bytes of host memory over nranks ranks, an even
+ * share each: refused (CLCG_ERR_MEMORY, naming `what`) when the share of this node's ranks
+ * exceeds the memory the node can still give (available memory and free swap, within the
+ * job's cgroup limit), before the allocations the system would answer by killing the
+ * process.  Unknown available memory passes. */
+clcg_status clcg_memory_check(double total, int nranks, const char *what);
 
 /* The temporary file being written (NULL: none): removed should SIGTERM, SIGINT or SIGHUP
  * end the process (a job cancelled or past its time limit), after which the signal takes

@@ -261,6 +261,72 @@ void clcg_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t lo, int64_t hi),
     }
 }
 
+/* A number of bytes from the first line of a file ("max" and the like: -1). */
+static double file_bytes(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    double v = -1;
+    char line[64];
+    if (f) {
+        if (fgets(line, sizeof line, f) && line[0] >= '0' && line[0] <= '9')
+            v = strtod(line, NULL);
+        fclose(f);
+    }
+    return v;
+}
+
+/* What this node can still give, in bytes, or -1 when unknown. */
+static double node_memory(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256], cg[256] = "";
+    double avail = -1, swap = 0;
+    long long v;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "MemAvailable: %lld kB", &v) == 1)
+            avail = (double)v * 1024;
+        else if (sscanf(line, "SwapFree: %lld kB", &v) == 1)
+            swap = (double)v * 1024;
+    }
+    fclose(f);
+    if (avail < 0)
+        return -1;
+    avail += swap;
+    /* a job's cgroup (v2) limit, as under SLURM's --mem */
+    f = fopen("/proc/self/cgroup", "r");
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "0::", 3)) {
+                line[strcspn(line, "\n")] = 0;
+                snprintf(cg, sizeof cg, "%s", line + 3);
+            }
+        fclose(f);
+    }
+    if (cg[0]) {
+        char pmax[400], pcur[400];
+        snprintf(pmax, sizeof pmax, "/sys/fs/cgroup%s/memory.max", strcmp(cg, "/") ? cg : "");
+        snprintf(pcur, sizeof pcur, "/sys/fs/cgroup%s/memory.current", strcmp(cg, "/") ? cg : "");
+        double max = file_bytes(pmax), cur = file_bytes(pcur);
+        if (max >= 0 && cur >= 0 && max - cur < avail)
+            avail = max > cur ? max - cur : 0;
+    }
+    return avail;
+}
+
+clcg_status clcg_memory_check(double total, int nranks, const char *what)
+{
+    const double avail = node_memory();
+    const int here = sharers < nranks ? sharers : nranks;
+    const double need = total * here / (nranks > 0 ? nranks : 1);
+    if (avail >= 0 && need > avail)
+        return clcg_error(CLCG_ERR_MEMORY, "%s needs at least %.1f GB of host memory on this node "
+                          "(%d of %d rank%s here), but it has %.1f GB available: use more nodes",
+                          what, need / 1e9, here, nranks, nranks == 1 ? "" : "s", avail / 1e9);
+    return CLCG_OK;
+}
+
 typedef struct {
     volatile char *p;
     size_t bytes, page;

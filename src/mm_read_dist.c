@@ -1497,6 +1497,15 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&fsize, 1, MPI_INT64_T, 0, comm), "MPI_Bcast of the file size"), out);
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&whole, 1, MPI_INT, 0, comm), "MPI_Bcast"), out);
     lap(rank, "header", &tl);
+    if (h.nrows / nranks >= INT32_MAX)
+        st = clcg_error(CLCG_ERR_USAGE, "%s: %" PRId64 " rows are too many for %d rank%s (at most %d a "
+                        "rank); use more ranks", path, h.nrows, nranks, nranks == 1 ? "" : "s", INT32_MAX - 1);
+    if (st == CLCG_OK) {   /* the rows' pointers and the entries as read, at the least */
+        char what[4200];
+        snprintf(what, sizeof what, "%s (n = %" PRId64 ", %" PRId64 " entries)", path, h.nrows, h.nentries);
+        st = clcg_memory_check(8.0 * (double)h.nrows + 12.0 * (double)h.nentries, nranks, what);
+    }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     symmetric = clcg_mm_is_symmetric(&h);
     mirrors = check_symmetry && !symmetric;
     A->n = h.nrows;

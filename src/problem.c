@@ -7,6 +7,7 @@
 
 #include <float.h>
 #include <limits.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,22 @@ static int64_t gen_nnz(int64_t i, const void *ctx)
 }
 
 /* My rows of a generated problem, built here only (entries come out sorted). */
+/* Entries of a generated matrix, at the least: the stencils' exact counts; random: its
+ * path and diagonal. */
+static double gen_nnz_least(const clcg_gen *g)
+{
+    const double x = (double)g->nx, y = (double)g->ny, z = (double)g->nz, n = (double)g->n;
+    switch (g->kind) {
+    case CLCG_GEN_POISSON2D:
+    case CLCG_GEN_POISSON3D:
+        return n + 2 * ((x - 1) * y * z + x * (y - 1) * z + x * y * (z - 1));
+    case CLCG_GEN_POISSON3D27:
+        return (3 * x - 2) * (3 * y - 2) * (3 * z - 2);
+    default:
+        return 3 * n - 2;
+    }
+}
+
 static clcg_status load_generated(const clcg_options *o, int rank, int size, clcg_problem *p,
                                   int64_t *row_begin, clcg_gidx **gcol)
 {
@@ -83,6 +100,12 @@ static clcg_status load_generated(const clcg_options *o, int rank, int size, clc
     clcg_csr *A = &p->A;
     CLCG_CALL(clcg_gen_parse(o->generate, size, &g));
     snprintf(p->name, sizeof p->name, "%s", g.name);
+    {   /* refused before the rows are walked to partition them */
+        char what[200];
+        double nnz = gen_nnz_least(&g);
+        snprintf(what, sizeof what, "--generate %s (n = %" PRId64 ", nnz >= %.0f)", o->generate, g.n, nnz);
+        CLCG_CALL(clcg_memory_check(8.0 * (double)g.n + 12.0 * nnz, size, what));
+    }
     clcg_partition_by_nnz(g.n, size, gen_nnz, &g, row_begin);
     A->n = g.n;
     A->row0 = row_begin[rank];

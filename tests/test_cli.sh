@@ -39,6 +39,13 @@ usage_error "generator size ending in an x" --generate poisson3d:3x
 usage_error "bad device type" --device-type fpga x.mtx
 usage_error "tune and no-tune" --tune --no-tune x.mtx
 usage_error "autotune and no-autotune" --autotune --no-autotune x.mtx
+# a model problem larger than this machine's memory: refused at once (it took 25 s to walk
+# poisson3d:1290's rows before the allocation failed), and the limit of rows per rank
+timeout 60 "$CLCG_BIN" --generate poisson3d27:1280 >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 5 ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
+  grep -q 'poisson3d27:1280 (n = 2097152000, nnz >= 56534676472) needs at least 695.2 GB of host memory on this node' "$t/err"
+ok $? "--generate poisson3d27:1280: exit $rc at once ($(head -c 150 "$t/err"))"
+usage_error "more rows than a rank holds" --generate poisson3d:1300
 CLCG_DEVICE_TYPE=GPU usage_error "CLCG_DEVICE_TYPE not gpu, cpu or all" x.mtx
 grep -q 'CLCG_DEVICE_TYPE=GPU' "$t/err"; ok $? "the variable is named"
 

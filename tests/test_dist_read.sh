@@ -205,6 +205,34 @@ for c in "trunc truncated" "tiny truncated" "flip-val checksum mismatch in the v
     ok $? "$f.bin on $np rank(s): exit $rc, $(grep '^clcg-mpi: ' "$t/err" | head -c 160)"
   done
 done
+# a header asking for more than the machine holds, checksum and file size right (a sparse
+# file): refused before anything of its size is made, not killed by the system for memory
+forge() {  # forge N NNZ: the header of b1.bin with these sizes, 64-bit columns, in $t/forged.bin
+  python3 - "$t/b1.bin" "$t/forged.bin" "$1" "$2" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read(64))
+struct.pack_into('<Iqq', b, 12, 0, int(sys.argv[3]), int(sys.argv[4]))
+h = 0xcbf29ce484222325
+for c in b[:56]:
+    h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+struct.pack_into('<Q', b, 56, h)
+open(sys.argv[2], 'wb').write(b)
+PY
+  need=$("$CLCG_BIN" "$t/forged.bin" 2>&1 | sed -n 's/.*needs \([0-9]*\): truncated.*/\1/p')
+  [ -n "$need" ] && truncate -s "$need" "$t/forged.bin" 2>/dev/null
+}
+if forge 4000000000 100000000000; then
+  run 1 "$t/forged.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 2 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q '4000000000 rows are too many for 1 rank' "$t/err"
+  ok $? "a header of 4e9 rows on 1 rank: exit $rc at once, $(head -c 120 "$t/err")"
+  run 2 "$t/forged.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] &&
+    grep -q 'forged.bin (n = 4000000000, nnz = 100000000000) needs at least 1232.0 GB of host memory' "$t/err"
+  ok $? "a header of 1e11 entries on 2 ranks: exit $rc at once, $(head -c 160 "$t/err")"
+  rm -f "$t/forged.bin"
+else
+  skip "a forged header of 1e11 entries" "no sparse file of 1.6 TB here"
+fi
 # a general file taken without the symmetry check: its binary form says so, and is then
 # refused unless --no-symmetry-check is given again; --write-matrix keeps every entry
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 7\n1 1 4\n1 2 -1\n2 1 -3\n2 2 4\n2 3 -1\n3 2 -1\n3 3 4\n' >"$t/unsym.mtx"
