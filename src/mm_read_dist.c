@@ -419,6 +419,52 @@ static int map_text(int fd, int64_t start, size_t len, char **map, size_t *maple
     return 1;
 }
 
+#define EARLY_CHECK ((size_t)1 << 20)   /* bytes of rank 0's share parsed before the rest */
+
+/* A byte no Matrix Market text holds (as the parser's test: control bytes but blanks and
+ * newlines, and DEL). */
+static int mm_binary_byte(char ch)
+{
+    const unsigned char u = (unsigned char)ch;
+    return (u < 0x20 && u != '\n' && u != '\t' && u != '\r' && u != '\v' && u != '\f') || u == 0x7f;
+}
+
+/* The file's first lines parsed alone first (rank 0, before any rank looks for the start
+ * of its share): a fault there (binary data, a bad value) is the file's first, and is said
+ * at once, not after every rank has gone through its share of a file of hundreds of GB. */
+static clcg_status early_check(const char *path, int fd, const clcg_mm_header *h, int64_t size)
+{
+    const int64_t d = size - h->data_offset;
+    const size_t w = d < (int64_t)EARLY_CHECK ? (size_t)(d > 0 ? d : 0) : EARLY_CHECK;
+    size_t e = w, b;
+    char *buf = NULL;
+    clcg_coo scratch = {0};
+    int64_t c = 0;
+    clcg_status st;
+    if (w == 0)
+        return CLCG_OK;
+    CLCG_CALL(clcg_malloc(&buf, w, 1, "the first lines of the matrix"));
+    st = pread_all(fd, path, buf, w, h->data_offset);
+    while (e > 0 && buf[e - 1] != '\n')
+        e--;
+    if (st == CLCG_OK && e > 0)
+        st = clcg_mm_parse_entries(path, h, buf, e, h->data_line, &scratch, &c);
+    /* the line the window ends in: one that starts with a byte no text has (a file of zeros
+     * after its first lines) is refused as the parser would, from its first bytes */
+    for (b = e; b < w && (buf[b] == ' ' || buf[b] == '\t'); b++)
+        ;
+    if (st == CLCG_OK && b < w && mm_binary_byte(buf[b])) {
+        char head[64];
+        const size_t m = w - e < sizeof head - 1 ? w - e : sizeof head - 1;
+        memcpy(head, buf + e, m);
+        head[m] = '\n';
+        st = clcg_mm_parse_entries(path, h, head, m + 1, h->data_line + count_newlines(buf, e), &scratch, &c);
+    }
+    clcg_coo_free(&scratch);
+    free(buf);
+    return st;
+}
+
 /* Plain coordinate file: my byte range of the data part, parsed. */
 static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_header *h,
                               int64_t size, clcg_coo *coo, int64_t *count, int64_t *last_line)
@@ -438,10 +484,13 @@ static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_hea
         fd = open(path, O_RDONLY);
         if (fd < 0)
             st = clcg_error(CLCG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        else if (s <= h->data_offset || s >= size)
-            start = s < size ? s : size;
-        else
+        else if (rank == 0)
+            st = early_check(path, fd, h, size);
+        st = clcg_agree(comm, st, NULL);
+        if (st == CLCG_OK && s > h->data_offset && s < size)
             st = line_start(fd, path, s, size, &start);
+        else if (st == CLCG_OK)
+            start = s < size ? s : size;
     }
     if (st == CLCG_OK)
         st = clcg_malloc(&starts, (size_t)nranks, sizeof *starts, "read ranges");

@@ -65,6 +65,20 @@ for np in 1 2; do
   refused_naming "$t/extra.mtx" $np 'extra.mtx:5: more entries than the 2 declared'
   refused_naming "$t/hugex.mtx" $np 'hugex.mtx:4: more entries than the 1 declared'
 done
+# binary data early in a file of 200 GB (sparse): said at once, not after every rank has
+# gone through its share (it ran past a minute)
+{ mm symmetric; printf '4 4 7\n1 1 4\n'; printf '\000'; } >"$t/zeros.mtx"
+if truncate -s 200G "$t/zeros.mtx" 2>/dev/null; then
+  for np in 1 3; do
+    timeout 60 $MPIEXEC -n $np "$CLCG_BIN" "$t/zeros.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] &&
+      grep -q 'zeros.mtx:4: binary data (byte 0x00)' "$t/err"
+    ok $? "200 GB of zeros after line 3, $np rank(s): exit $rc within the minute, $(head -c 120 "$t/err")"
+  done
+else
+  skip "200 GB of zeros" "no sparse file of 200 GB here"
+fi
+rm -f "$t/zeros.mtx"
 # a NUL byte inside the banner (words compared as C strings would stop there)
 printf '%%%%MatrixMarket matrix\000XYZ coordinate real\000junk symmetric\n2 2 2\n1 1 2\n2 2 3\n' >"$t/nul.mtx"
 check_error "$t/nul.mtx" 1 3
