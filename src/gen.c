@@ -351,7 +351,7 @@ static clcg_status parse_random(const char *spec, const char *s, clcg_gen *g)
     return CLCG_OK;
 bad:
     return clcg_error(CLCG_ERR_USAGE,
-                      "--generate %s: random takes N[,AVG[,SEED]]: N >= 1 rows, AVG in [3, 256] "
+                      "--generate %s: random takes N[,AVG[,SEED]]: N in [1, 2^40] rows, AVG in [3, 256] "
                       "entries per row (default 16), SEED an unsigned integer (default 1)", spec);
 }
 
@@ -371,7 +371,7 @@ static clcg_status gen_parse(const char *spec, int nranks, clcg_gen *g)
     k = parse_dims(colon + 1, d, 3);
     if (kind_is(spec, base, "poisson2d")) {
         if (k != 1 && k != 2)
-            return clcg_error(CLCG_ERR_USAGE, "--generate %s: %.*s takes N or NX,NY (positive)%s",
+            return clcg_error(CLCG_ERR_USAGE, "--generate %s: %.*s takes N or NX,NY (each in 1..100000000)%s",
                               spec, (int)klen, spec, g->weak ? ", the size on each rank" : "");
         g->kind = CLCG_GEN_POISSON2D;
         g->nx = d[0];
@@ -381,7 +381,7 @@ static clcg_status gen_parse(const char *spec, int nranks, clcg_gen *g)
             g->ny *= nranks;
     } else if (kind_is(spec, base, "poisson3d") || kind_is(spec, base, "poisson3d27")) {
         if (k != 1 && k != 3)
-            return clcg_error(CLCG_ERR_USAGE, "--generate %s: %.*s takes N or NX,NY,NZ (positive)%s",
+            return clcg_error(CLCG_ERR_USAGE, "--generate %s: %.*s takes N or NX,NY,NZ (each in 1..100000000)%s",
                               spec, (int)klen, spec, g->weak ? ", the size on each rank" : "");
         g->kind = base == 9 ? CLCG_GEN_POISSON3D : CLCG_GEN_POISSON3D27;
         g->nx = d[0];

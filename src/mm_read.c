@@ -445,6 +445,7 @@ static clcg_status parse_entries(const char *path, const clcg_mm_header *h, cons
             uint64_t x;
             const char *f = p;
             int ovf = 0;
+            p += p + 1 < end && *p == '+' && IS_DIGIT(p[1]);   /* "+1", as C's scanf reads it */
             p = scan_index(p, end, &x, &ovf);
             if (p == f || !FIELD_END(p, end) || ovf || x == 0 || x > (uint64_t)nr)
                 return index_error(path, line, "row", f, end, nr, expect);
@@ -452,6 +453,7 @@ static clcg_status parse_entries(const char *path, const clcg_mm_header *h, cons
             while (p < end && is_blank(*p))
                 p++;
             f = p;
+            p += p + 1 < end && *p == '+' && IS_DIGIT(p[1]);
             p = scan_index(p, end, &x, &ovf);
             if (p == f || !FIELD_END(p, end) || ovf || x == 0 || x > (uint64_t)nc)
                 return index_error(path, line, "column", f, end, nc, expect);
@@ -760,8 +762,19 @@ static clcg_status parse_header(const char *path, const char *buf, size_t len, i
                 return clcg_error(CLCG_ERR_INPUT, "%s: binary data (byte 0x%02x at offset %zu):"
                                   " this is not a text Matrix Market file", path,
                                   (unsigned char)buf[b], b);
+        if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+            return clcg_error(CLCG_ERR_INPUT, "%s:1: the file starts with a UTF-8 byte-order mark, "
+                              "before the banner: save it without one", path);
         return clcg_error(CLCG_ERR_INPUT, "%s:1: no Matrix Market banner: the first line must "
                           "start with '%%%%MatrixMarket matrix'", path);
+    }
+    {   /* lines ended by CR alone (old Mac files): the banner would run into the next line */
+        const char *e1 = nl ? nl : end, *cr = memchr(p, '\r', (size_t)(e1 - p)), *q = cr;
+        while (q && q < e1 && is_blank(*q))
+            q++;
+        if (cr && q < e1)
+            return clcg_error(CLCG_ERR_INPUT, "%s:1: lines end in a carriage return alone: convert "
+                              "them to newlines (LF or CR LF)", path);
     }
     if (!nl && !at_eof) {
         *more = 1;

@@ -171,6 +171,10 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
             char *end;
             errno = 0;
             o->rtol = strtod(optarg, &end);
+            while (end != optarg && (*end == ' ' || *end == '\t'))   /* " 1e-8 " as strtod reads " 1e-8" */
+                end++;
+            if (errno == ERANGE && o->rtol > 0.0)   /* a subnormal such as 4.9e-324: taken as read */
+                errno = 0;
             if (end == optarg || *end || errno || !(o->rtol > 0.0) || !(o->rtol < 1.0))
                 return clcg_error(CLCG_ERR_USAGE, "--rtol: '%s' is not a number in (0, 1)", optarg);
             break;
@@ -263,6 +267,8 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
         other = "--write-binary";
     else if ((o->write_matrix || o->write_binary) && o->load_only)
         other = "--load-only";
+    else if ((o->write_matrix || o->write_binary) && o->rhs)
+        other = "--rhs";
     else if (o->output)
         other = "-o";
     else if (o->json)

@@ -24,6 +24,14 @@ usage_error "missing argument" x.mtx --rtol
 usage_error "rtol not a number" --rtol abc x.mtx
 usage_error "rtol out of range" --rtol 2 x.mtx
 usage_error "rtol zero" --rtol 0 x.mtx
+usage_error "rtol below the smallest double" --rtol 1e-400 x.mtx
+# a subnormal rtol and blanks around the number are taken as read
+for r in 4.9e-324 " 1e-8 "; do
+  "$CLCG_BIN" --generate poisson2d:6 --rtol "$r" -q 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && [ ! -s "$t/err" ]; ok $? "--rtol '$r': solved (rc=$rc $(head -c 100 "$t/err"))"
+done
+usage_error "--rhs with --write-matrix" --generate poisson2d:4 --rhs b.mtx --write-matrix a.mtx
+usage_error "--rhs with --write-binary" --generate poisson2d:4 --rhs b.mtx --write-binary a.bin
 usage_error "negative iteration limit" --max-iterations -1 x.mtx
 usage_error "iteration limit with junk" --max-iterations 10x x.mtx
 usage_error "unknown preconditioner" --precond ilu x.mtx

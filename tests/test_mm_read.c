@@ -140,6 +140,9 @@ static void test_valid(void)
     p = put_text("integer.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n"
                                 "3 3 4\n1 1 4\n2 1 -1\n2 2 +4\n3 3 4\n");
     expect_read("coordinate integer symmetric", p, 3, 1, sym, 4);
+    p = put_text("plus.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n"
+                             "3 3 4\n+1 +1 4\n2 +1 -1\n+2 2 +4\n3 3 4\n");
+    expect_read("indices with a + sign, as C's scanf reads them", p, 3, 1, sym, 4);
 
     p = put_text("pattern.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n"
                                 "3 3 5\n1 1\n1 2\n2 2\n3 2\n3 3\n");
@@ -339,6 +342,10 @@ static void test_errors(void)
         const char *needle;
     } cases[] = {
         {"no-banner.mtx", "3 3 1\n1 1 1\n", 1, "no Matrix Market banner"},
+        {"bom.mtx", "\xef\xbb\xbf%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n", 1,
+         "starts with a UTF-8 byte-order mark"},
+        {"cr-only.mtx", "%%MatrixMarket matrix coordinate real general\r1 1 1\r1 1 1\r", 1,
+         "lines end in a carriage return alone"},
         {"banner-word.mtx", "%%MatrixMarketX matrix coordinate real general\n1 1 1\n1 1 1\n",
          1, "banner"},
         {"complex.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", 1,
