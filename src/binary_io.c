@@ -319,10 +319,12 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
          * disk met inside the collective writes is found too, but with the MPI library's
          * own messages beside ours; CLCG_NO_ROOM_CHECK=1 lets the tests meet it there) */
         struct statvfs fs;
-        if (st == CLCG_OK && rank == 0 && !getenv("CLCG_NO_ROOM_CHECK") && statvfs(dir, &fs) == 0 && fs.f_frsize > 0 &&
-            (uint64_t)fs.f_bavail < ((uint64_t)L.size + fs.f_frsize - 1) / fs.f_frsize)
-            st = clcg_error(CLCG_ERR_IO, "%s: no room for the file: it takes %" PRId64 " bytes, %s has %"
-                            PRIu64 " free", path, L.size, dir, (uint64_t)fs.f_bavail * fs.f_frsize);
+        if (st == CLCG_OK && rank == 0 && !getenv("CLCG_NO_ROOM_CHECK") && statvfs(dir, &fs) == 0 && fs.f_frsize > 0) {
+            const uint64_t avail = geteuid() == 0 ? fs.f_bfree : fs.f_bavail;   /* root: the reserve too */
+            if (avail < ((uint64_t)L.size + fs.f_frsize - 1) / fs.f_frsize)
+                st = clcg_error(CLCG_ERR_IO, "%s: no room for the file: it takes %" PRId64 " bytes, its file "
+                                "system has %" PRIu64 " free", path, L.size, avail * fs.f_frsize);
+        }
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     named = 1;
@@ -660,7 +662,7 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
     info->unchecked = (L.flags & BIN_FLAG_UNCHECKED) != 0;
     A->n = L.n;
     /* what the header asks for, refused before anything of its size is made */
-    if (L.n / size >= INT32_MAX)
+    if ((L.n + size - 1) / size > INT32_MAX - 1)   /* the largest even share */
         st = clcg_error(CLCG_ERR_USAGE, "%s: %" PRId64 " rows are too many for %d rank%s (at most %d a "
                         "rank); use more ranks", path, L.n, size, size == 1 ? "" : "s", INT32_MAX - 1);
     if (st == CLCG_OK) {

@@ -275,11 +275,79 @@ static double file_bytes(const char *path)
     return v;
 }
 
+/* The value of `key` in a memory.stat file, or 0. */
+static double stat_field(const char *path, const char *key)
+{
+    FILE *f = fopen(path, "r");
+    char line[256], k[64];
+    double v, out = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%63s %lf", k, &v) == 2 && !strcmp(k, key))
+            out = v;
+    fclose(f);
+    return out;
+}
+
+/* What the memory cgroups of this process leave it, in bytes (-1: no limit seen): from its
+ * own group up to the root, the least of limit - (usage - page cache, which the system
+ * reclaims), cgroup v2 or the v1 memory controller. */
+static double cgroup_room(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[600], path[2][512] = {"", ""};
+    double room = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        line[strcspn(line, "\n")] = 0;
+        *c2 = 0;
+        if (!strcmp(line, "0") && c1[1] == 0)                       /* 0::/path (v2) */
+            snprintf(path[0], sizeof path[0], "%s", c2 + 1);
+        else if (strstr(c1 + 1, "memory"))                          /* N:...memory...:/path (v1) */
+            snprintf(path[1], sizeof path[1], "%s", c2 + 1);
+    }
+    fclose(f);
+    for (int v = 0; v < 2; v++) {
+        char *p = path[v];
+        if (!p[0])
+            continue;
+        for (;;) {
+            char d[1100], fmax[1200], fcur[1200], fstat[1200];
+            snprintf(d, sizeof d, "/sys/fs/cgroup%s%s", v ? "/memory" : "", strcmp(p, "/") ? p : "");
+            snprintf(fmax, sizeof fmax, "%s/%s", d, v ? "memory.limit_in_bytes" : "memory.max");
+            snprintf(fcur, sizeof fcur, "%s/%s", d, v ? "memory.usage_in_bytes" : "memory.current");
+            snprintf(fstat, sizeof fstat, "%s/memory.stat", d);
+            const double max = file_bytes(fmax), cur = file_bytes(fcur);
+            if (max >= 0 && max < 1e18 && cur >= 0) {   /* v1 says "no limit" with about 2^63 */
+                double used = cur - stat_field(fstat, v ? "total_cache" : "file"), r;
+                r = max - (used > 0 ? used : 0);
+                if (room < 0 || r < room)
+                    room = r > 0 ? r : 0;
+            }
+            char *slash = strrchr(p, '/');
+            if (!slash || slash == p) {
+                if (!strcmp(p, "/") || !p[0])
+                    break;
+                p[1] = 0;   /* up to the root itself */
+                p[0] = '/';
+                continue;
+            }
+            *slash = 0;
+        }
+    }
+    return room;
+}
+
 /* What this node can still give, in bytes, or -1 when unknown. */
 static double node_memory(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
-    char line[256], cg[256] = "";
+    char line[256];
     double avail = -1, swap = 0;
     long long v;
     if (!f)
@@ -294,23 +362,11 @@ static double node_memory(void)
     if (avail < 0)
         return -1;
     avail += swap;
-    /* a job's cgroup (v2) limit, as under SLURM's --mem */
-    f = fopen("/proc/self/cgroup", "r");
-    if (f) {
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "0::", 3)) {
-                line[strcspn(line, "\n")] = 0;
-                snprintf(cg, sizeof cg, "%s", line + 3);
-            }
-        fclose(f);
-    }
-    if (cg[0]) {
-        char pmax[400], pcur[400];
-        snprintf(pmax, sizeof pmax, "/sys/fs/cgroup%s/memory.max", strcmp(cg, "/") ? cg : "");
-        snprintf(pcur, sizeof pcur, "/sys/fs/cgroup%s/memory.current", strcmp(cg, "/") ? cg : "");
-        double max = file_bytes(pmax), cur = file_bytes(pcur);
-        if (max >= 0 && cur >= 0 && max - cur < avail)
-            avail = max > cur ? max - cur : 0;
+    /* a job's cgroup limits, as under SLURM's --mem */
+    {
+        const double room = cgroup_room();
+        if (room >= 0 && room < avail)
+            avail = room;
     }
     return avail;
 }

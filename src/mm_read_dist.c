@@ -1528,7 +1528,7 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
             st = clcg_mm_read_header(path, &h);
             fsize = (int64_t)sb.st_size;
         }
-        /* fewer entries than rows leaves a row empty: refused before anything of size n, once
+        /* fewer entries than rows leaves a diagonal entry out: refused before anything of size n, once
            the entries themselves (few) are read, so that a fault of the file is named first */
         if (st == CLCG_OK && clcg_mm_is_coordinate(&h) && h.nrows == h.ncols && h.nentries < h.nrows) {
             if (!whole)
@@ -1537,8 +1537,8 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
             whole = 0;
             if (st == CLCG_OK)
                 st = clcg_error(CLCG_ERR_NOT_SPD, "%s:%" PRId64 ": %" PRId64 " rows but %" PRId64 " entries: a "
-                                "row is empty, so the matrix is singular", path, h.data_line - 1, h.nrows,
-                                h.nentries);
+                                "diagonal entry is missing, so the matrix is not positive definite", path,
+                                h.data_line - 1, h.nrows, h.nentries);
         }
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
@@ -1546,7 +1546,7 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&fsize, 1, MPI_INT64_T, 0, comm), "MPI_Bcast of the file size"), out);
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&whole, 1, MPI_INT, 0, comm), "MPI_Bcast"), out);
     lap(rank, "header", &tl);
-    if (h.nrows / nranks >= INT32_MAX)
+    if ((h.nrows + nranks - 1) / nranks > INT32_MAX - 1)   /* the largest even share */
         st = clcg_error(CLCG_ERR_USAGE, "%s: %" PRId64 " rows are too many for %d rank%s (at most %d a "
                         "rank); use more ranks", path, h.nrows, nranks, nranks == 1 ? "" : "s", INT32_MAX - 1);
     if (st == CLCG_OK) {   /* the rows' pointers and the entries as read, at the least */

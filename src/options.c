@@ -307,6 +307,8 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+#define TMP_EXTRA 24   /* what a temporary name adds to a path (".tmp." and a pid) */
+
 static clcg_status check_paths(const clcg_options *o)
 {
     const named_path all[] = {
@@ -322,9 +324,10 @@ static clcg_status check_paths(const clcg_options *o)
             continue;
         if (!*all[i].path)
             return clcg_error(CLCG_ERR_USAGE, "%s: the file name is empty", all[i].opt);
-        if (strlen(all[i].path) >= PATH_MAX)
-            return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: the path has %zu characters, "
-                              "more than the system allows (%d)", all[i].path, strlen(all[i].path), PATH_MAX - 1);
+        if (strlen(all[i].path) + TMP_EXTRA >= PATH_MAX)   /* the temporary PATH.tmp.PID too */
+            return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: the path has %zu characters, more than "
+                              "the %d the system allows (with a temporary name beside it)", all[i].path,
+                              strlen(all[i].path), PATH_MAX - 1 - TMP_EXTRA);
         for (int k = 0; k < n; k++)
             if (k != i && all[k].path && *all[k].path && (k < i || !all[k].out) && same_file(all[i].path, all[k].path))
                 return clcg_error(CLCG_ERR_USAGE, "%s %s: the same file as %s%s%s: give another name",
@@ -359,17 +362,20 @@ static clcg_status check_paths(const clcg_options *o)
             base = base ? base + 1 : all[i].path;
             if (name_max > 0 && (long)strlen(base) > name_max)
                 return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: its name has %zu characters, "
-                                  "more than the %ld directory %s allows", all[i].path, strlen(base),
-                                  name_max, dir);
+                                  "more than the %ld its directory allows", all[i].path, strlen(base), name_max);
         }
         if (access(dir, W_OK | X_OK) != 0)
             return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: directory %s is not writable: %s",
                               all[i].path, dir, strerror(errno));
         {   /* the permissions may allow what the file system does not (read-only, /proc): try */
             char probe[4200];
-            int fd;
-            snprintf(probe, sizeof probe, "%s/.clcg-probe.%ld", dir, (long)getpid());
-            fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+            int fd = -1;
+            for (int k = 0; k < 8 && fd < 0; k++) {   /* a name another job's probe has: the next */
+                snprintf(probe, sizeof probe, "%s/.clcg-probe.%ld.%d", dir, (long)getpid(), k);
+                fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+                if (fd < 0 && errno != EEXIST)
+                    break;
+            }
             if (fd < 0)
                 return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: a file cannot be made in %s: %s",
                                   all[i].path, dir, strerror(errno));

@@ -26,6 +26,9 @@ absdiff_le() {  # absdiff_le A B D: |A-B| <= D
 errors() {  # errors FILE: the error lines in FILE (a warning, such as ranks sharing a GPU, is none)
   grep '^clcg-mpi: ' "$1" | grep -vc '^clcg-mpi: warning: '
 }
+mem_below_gb() {  # mem_below_gb G: this machine has less than G GB of memory and swap free
+  awk -v g="$1" '/^(MemAvailable|SwapFree):/ { kb += $2 } END { exit !(kb > 0 && kb / 1e6 < g) }' /proc/meminfo
+}
 have_matrices() { [ -n "${CLCG_MATRICES:-}" ] && [ -d "$CLCG_MATRICES/spd" ]; }
 RESIDUAL_CHECK="${abs_top_builddir:-.}/tests/residual_check"
 residual() {  # residual MATRIX X [RHS]: ||b-Ax||/||b|| computed outside the solver

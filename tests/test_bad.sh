@@ -58,7 +58,7 @@ for np in 1 2; do
   grep -q 'hugen.mtx:2: 3000000000 rows but 1 entries' "$t/err"; ok $? "hugen.mtx on $np rank(s): the size line is named"
 done
 # ... but when the file holds more entries than it declares, that is what is wrong (exit 3),
-# even after a million lines
+# found at the first extra line (a million follow it here)
 { mm general; printf '3 3 2\n1 1 4\n2 2 4\n3 3 4\n'; } >"$t/extra.mtx"
 { mm symmetric; printf '3000000000 3000000000 1\n'; awk 'BEGIN { for (i = 1; i <= 1000000; i++) print i, i, 1 }'; } >"$t/hugex.mtx"
 for np in 1 2; do

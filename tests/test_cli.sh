@@ -49,10 +49,14 @@ usage_error "tune and no-tune" --tune --no-tune x.mtx
 usage_error "autotune and no-autotune" --autotune --no-autotune x.mtx
 # a model problem larger than this machine's memory: refused at once (it took 25 s to walk
 # poisson3d:1290's rows before the allocation failed), and the limit of rows per rank
-timeout 60 "$CLCG_BIN" --generate poisson3d27:1280 >"$t/out" 2>"$t/err"; rc=$?
-[ $rc -eq 5 ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
-  grep -q 'poisson3d27:1280 (n = 2097152000, nnz >= 56534676472) needs at least 695.2 GB of host memory on this node' "$t/err"
-ok $? "--generate poisson3d27:1280: exit $rc at once ($(head -c 150 "$t/err"))"
+if mem_below_gb 600; then
+  timeout 60 "$CLCG_BIN" --generate poisson3d27:1280 >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 5 ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
+    grep -q 'poisson3d27:1280 (n = 2097152000, nnz >= 56534676472) needs at least 695.2 GB of host memory on this node' "$t/err"
+  ok $? "--generate poisson3d27:1280: exit $rc at once ($(head -c 150 "$t/err"))"
+else
+  skip "--generate poisson3d27:1280 refused for memory" "this machine has 600 GB free"
+fi
 usage_error "more rows than a rank holds" --generate poisson3d:1300
 CLCG_DEVICE_TYPE=GPU usage_error "CLCG_DEVICE_TYPE not gpu, cpu or all" x.mtx
 grep -q 'CLCG_DEVICE_TYPE=GPU' "$t/err"; ok $? "the variable is named"
@@ -93,7 +97,7 @@ ok $? "--json into a missing directory: exit 3 before solving (rc=$rc: $(head -c
 [ $rc -eq 3 ] && grep -q "it is a directory" "$t/err"
 ok $? "-o onto a directory: exit 3 (rc=$rc)"
 # a directory that says writable but takes no new file (/proc): found before the solve
-if [ -r /proc/version ]; then
+if [ -r /proc/version ] && [ "$(id -u)" -eq 0 ]; then   # others meet /proc's permissions first
   for o in -o --json --write-binary; do
     "$CLCG_BIN" --generate poisson2d:6 $o /proc/version >"$t/out" 2>"$t/err"; rc=$?
     [ $rc -eq 3 ] && [ ! -s "$t/out" ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
@@ -106,11 +110,11 @@ n300=$(printf '%0300d' 0 | tr 0 a)
 for o in --json -o --write-binary; do
   "$CLCG_BIN" --generate poisson2d:6 $o "$t/$n300" >"$t/out" 2>"$t/err"; rc=$?
   [ $rc -eq 3 ] && [ ! -s "$t/out" ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
-    grep -q "cannot create the file: its name has 300 characters, more than the 255 directory" "$t/err"
+    grep -q "cannot create the file: its name has 300 characters, more than the 255 its directory allows" "$t/err"
   ok $? "$o to a name of 300 characters: exit 3 before solving (rc=$rc: $(tail -c 100 "$t/err"))"
 done
 "$CLCG_BIN" --generate poisson2d:6 -o "$t/$(printf '%02100d' 0 | sed 's/0/d\//g')x" >"$t/out" 2>"$t/err"; rc=$?
-[ $rc -eq 3 ] && [ ! -s "$t/out" ] && grep -q "the path has 4.* characters, more than the system allows" "$t/err"
+[ $rc -eq 3 ] && [ ! -s "$t/out" ] && grep -q "the path has 4.* characters, more than the 40.. the system allows" "$t/err"
 ok $? "-o to a path of 4200 characters: exit 3 before solving (rc=$rc: $(tail -c 100 "$t/err"))"
 # outputs that are no regular file are written through (a FIFO stays a FIFO, a link a link)
 mkfifo "$t/fifo" && { cat "$t/fifo" >"$t/fifo.out" & }
