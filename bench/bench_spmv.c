@@ -47,7 +47,8 @@ static clcg_status load(const char *spec, clcg_csr *A)
     return st;
 }
 
-static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, unsigned vs, int tune)
+static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, unsigned vs, int tune,
+                       const char *opts)
 {
     clcg_slice s;
     unsigned char *needed = calloc((size_t)A->nrows + 1, 1);
@@ -58,7 +59,7 @@ static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, 
     memset(&s, 0, sizeof s);
     if (!needed)
         return clcg_error(CLCG_ERR_MEMORY, "out of memory");
-    CLCG_CHECK(st, clcg_dev_open(di, 1, "-DCLCG_PRECISION=64", &s.dev), out);
+    CLCG_CHECK(st, clcg_dev_open(di, 1, opts, &s.dev), out);   /* as the solver builds them */
     s.vs = vs;
     s.C = di->is_gpu ? 32 : 8;
     clcg_tune_defaults(&s);
@@ -191,11 +192,13 @@ int main(int argc, char **argv)
            MPI_Wtime() - t0, ctime(&now));
     printf("| device | format | local x groups | us | GB/s (12 nnz + 20 n) |\n| --- | --- | --- | --- | --- |\n");
     unsigned vs = 2;
+    char opts[256];
+    clcg_build_options(&rstat, opts, sizeof opts);
     clcg_fmt autof = clcg_format_choose(&rstat, "auto", &list[0], &vs);
     const clcg_fmt fmts[] = {FMT_CSR_SCALAR, FMT_CSR_VECTOR, FMT_SELL, FMT_CSR_ADAPTIVE, FMT_CSR_STREAM};
     const char *only = getenv("BENCH_FORMATS");
     for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++)
-        if (listed(only, clcg_format_name(fmts[f])) && run(&A, &list[0], fmts[f], vs, tune) != CLCG_OK) {
+        if (listed(only, clcg_format_name(fmts[f])) && run(&A, &list[0], fmts[f], vs, tune, opts) != CLCG_OK) {
             fprintf(stderr, "bench_spmv: %s\n", clcg_error_message());
             clcg_error_clear();
             rc = 1;

@@ -1574,7 +1574,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
     MPI_Allreduce(MPI_IN_PLACE, &rstat.maxlen, 1, MPI_INT64_T, MPI_MAX, comm);
 
     char opts[256];
-    snprintf(opts, sizeof opts, "-DCLCG_PRECISION=64");
+    clcg_build_options(&rstat, opts, sizeof opts);
     for (int d = 0; d < c.nd && st == CLCG_OK; d++) {
         clcg_slice *s = &c.s[d];
         const clcg_devinfo *di = &list[first + (d % count)];

@@ -94,6 +94,8 @@ typedef struct {
     int64_t nrows, nnz, maxlen;
 } clcg_row_stats;
 void clcg_row_stats_of(const clcg_csr *A, clcg_row_stats *st);
+/* The kernels' build options for a matrix of these row statistics, in buf. */
+void clcg_build_options(const clcg_row_stats *st, char *buf, size_t size);
 clcg_fmt clcg_format_choose(const clcg_row_stats *st, const char *name, const clcg_devinfo *d,
                             unsigned *vs);
 const char *clcg_format_name(clcg_fmt f);

@@ -34,6 +34,19 @@ void clcg_row_stats_of(const clcg_csr *A, clcg_row_stats *st)
             st->maxlen = A->rowptr[i + 1] - A->rowptr[i];
 }
 
+/* csr-stream asks L2 for its next block while it sums the current one (STREAM_PREFETCH in
+ * cl/spmv.cl).  That pays with short rows and costs with longer ones: H200, power-law
+ * matrices of 80 M entries, SpMV GB/s with / without (bench/RESULTS.md, 2026-11-24 01:19 UTC):
+ * mean row 8: 3158 / 2928, 16: 3184 / 2936, 24: 2712 / 2702, 32: 2411 / 2576, 64: 2055 /
+ * 2271, 128: 1726 / 1882.  So it is left out from a mean of 24 entries a row. */
+#define STREAM_PREFETCH_BELOW 24.0
+
+void clcg_build_options(const clcg_row_stats *st, char *buf, size_t size)
+{
+    const double mean = st->nrows ? (double)st->nnz / (double)st->nrows : 0.0;
+    snprintf(buf, size, "-DCLCG_PRECISION=64%s", mean >= STREAM_PREFETCH_BELOW ? " -DSTREAM_PREFETCH=0" : "");
+}
+
 /* Row-length statistics decide: long rows want a team per row, regular short rows SELL
  * (GPUs) and plain CSR on CPUs. */
 clcg_fmt clcg_format_choose(const clcg_row_stats *st, const char *name, const clcg_devinfo *d, unsigned *vs)

@@ -2208,6 +2208,15 @@ int main(int argc, char **argv)
     }
     tap_diag("device: %s (%s, %s), %u compute units", list[0].name, list[0].platform_name, list[0].driver,
              list[0].compute_units);
+    {   /* the build options by the mean row length: csr-stream's L2 prefetch below 24 entries */
+        const clcg_row_stats r16 = {1000, 16000, 900}, r24 = {1000, 24000, 900}, r23 = {1000, 23999, 900};
+        char a[256], b[256], c[256];
+        clcg_build_options(&r16, a, sizeof a);
+        clcg_build_options(&r24, b, sizeof b);
+        clcg_build_options(&r23, c, sizeof c);
+        tap_ok(!strcmp(a, "-DCLCG_PRECISION=64") && !strcmp(c, a) && !strcmp(b, "-DCLCG_PRECISION=64 -DSTREAM_PREFETCH=0"),
+               "build options: prefetch kept at a mean row of 16 and 23.999 ('%s'), left out at 24 ('%s')", a, b);
+    }
     if (clcg_dev_open(&list[0], 0, "-DCLCG_PRECISION=64", &dev) != CLCG_OK) {
         tap_ok(0, "open the device and build the kernels: %s", clcg_error_message());
         free(list);
