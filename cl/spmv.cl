@@ -216,7 +216,8 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
  * waits between the two phases).  STREAM_PREFETCH (NVIDIA): after its sweep, a work-group
  * asks L2 for the lines of its next block (bit 1: the values, bit 2: the columns), which
  * arrive while it adds up this block.  H200, random:5000000,16: 377 us without any of these,
- * 334 us with all (bench/RESULTS.md). */
+ * 334 us with all (bench/RESULTS.md).  With longer rows the prefetch costs more than it
+ * brings: the host builds without it from a mean of 24 entries a row (clcg_build_options). */
 #ifndef STREAM_SUM2
 #define STREAM_SUM2 1
 #endif
