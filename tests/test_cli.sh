@@ -170,8 +170,8 @@ ok $? "--reference with --variant: solved, a warning says it does not apply (rc=
 "$CLCG_BIN" --generate poisson2d:6 --jacobi-scaled --precond none >/dev/null 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && grep -q 'warning: --jacobi-scaled needs --precond jacobi' "$t/err"
 ok $? "--jacobi-scaled with --precond none: solved, a warning says it does not apply (rc=$rc)"
-"$CLCG_BIN" --generate poisson2d:6 --jacobi-scaled >/dev/null 2>"$t/err"; rc=$?
-[ $rc -eq 0 ] && [ ! -s "$t/err" ]; ok $? "--jacobi-scaled where it applies: no warning (rc=$rc)"
+"$CLCG_BIN" --generate poisson2d:6 --devices-per-rank 1 --jacobi-scaled >/dev/null 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -s "$t/err" ]; ok $? "--jacobi-scaled where it applies (one device): no warning (rc=$rc)"
 # a name of 250 characters: its temporary name beside it must stay within the 255 allowed
 long="$t/$(printf '%0250d' 0 | tr 0 a)"
 "$CLCG_BIN" --generate poisson2d:4 --write-matrix "$long" -q 2>"$t/err"; rc=$?
