@@ -662,9 +662,7 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
     info->unchecked = (L.flags & BIN_FLAG_UNCHECKED) != 0;
     A->n = L.n;
     /* what the header asks for, refused before anything of its size is made */
-    if ((L.n + size - 1) / size > INT32_MAX - 1)   /* the largest even share */
-        st = clcg_error(CLCG_ERR_USAGE, "%s: %" PRId64 " rows are too many for %d rank%s (at most %d a "
-                        "rank); use more ranks", path, L.n, size, size == 1 ? "" : "s", INT32_MAX - 1);
+    st = clcg_rows_fit(L.n, size, path);
     if (st == CLCG_OK) {
         char what[4200];
         snprintf(what, sizeof what, "%s (n = %" PRId64 ", nnz = %" PRId64 ")", path, L.n, L.nnz);

@@ -113,6 +113,9 @@ void clcg_threads_share(int n);
  * job's cgroup limit), before the allocations the system would answer by killing the
  * process.  Unknown available memory passes. */
 clcg_status clcg_memory_check(double total, int nranks, const char *what);
+/* n rows over nranks ranks: refused (CLCG_ERR_USAGE, "WHAT: ... use more ranks") when the
+ * largest even share passes the 2^31 - 2 rows a rank's devices number in 32 bits. */
+clcg_status clcg_rows_fit(int64_t n, int nranks, const char *what);
 
 /* The temporary file being written (NULL: none): removed should SIGTERM, SIGINT or SIGHUP
  * end the process (a job cancelled or past its time limit), after which the signal takes

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,6 +381,14 @@ clcg_status clcg_memory_check(double total, int nranks, const char *what)
         return clcg_error(CLCG_ERR_MEMORY, "%s needs at least %.1f GB of host memory on this node "
                           "(%d of %d rank%s here), but it has %.1f GB available: use more nodes",
                           what, need / 1e9, here, nranks, nranks == 1 ? "" : "s", avail / 1e9);
+    return CLCG_OK;
+}
+
+clcg_status clcg_rows_fit(int64_t n, int nranks, const char *what)
+{
+    if ((n + nranks - 1) / nranks > INT32_MAX - 1)   /* the largest even share */
+        return clcg_error(CLCG_ERR_USAGE, "%s: %" PRId64 " rows are too many for %d rank%s (at most %d a "
+                          "rank); use more ranks", what, n, nranks, nranks == 1 ? "" : "s", INT32_MAX - 1);
     return CLCG_OK;
 }
 

@@ -412,11 +412,9 @@ clcg_status clcg_gen_parse(const char *spec, int nranks, clcg_gen *g)
     if (nranks < 1)
         return clcg_error(CLCG_ERR_INTERNAL, "clcg_gen_parse: %d ranks", nranks);
     CLCG_CALL(gen_parse(spec, nranks, g));
-    if ((g->n + nranks - 1) / nranks > INT32_MAX - 1)   /* the largest even share */
-        return clcg_error(CLCG_ERR_USAGE, "--generate %s: %" PRId64 " rows are too many for %d rank%s "
-                          "(at most %d a rank); use more ranks", spec, g->n, nranks, nranks == 1 ? "" : "s",
-                          INT32_MAX - 1);
-    return CLCG_OK;
+    char what[4200];
+    snprintf(what, sizeof what, "--generate %s", spec);
+    return clcg_rows_fit(g->n, nranks, what);
 }
 
 /* ---- rows ---- */

@@ -56,6 +56,10 @@ clcg_status clcg_mm_read_header(const char *path, clcg_mm_header *h);
 clcg_status clcg_mm_parse_header(const char *path, const char *buf, size_t len, int whole,
                                  clcg_mm_header *h);
 
+/* A byte no Matrix Market text holds (control bytes but blanks and newlines, and DEL): the
+ * parser's test. */
+int clcg_mm_binary_byte(int c);
+
 /* Parse the entry lines held in buf[0..len) (need not be NUL-terminated), whose
  * first line has number first_line.  Appends 0-based triplets, normalized as in
  * clcg_mm_read_matrix, to out and adds the number of entries seen to *count.

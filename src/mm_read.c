@@ -68,6 +68,11 @@ static const char *show_field(const char *p, const char *end, char out[MM_SHOW +
     return out;
 }
 
+int clcg_mm_binary_byte(int c)
+{
+    return is_binary(c);
+}
+
 /* The first binary byte of the field at p, or -1. */
 static int field_binary(const char *p, const char *end)
 {

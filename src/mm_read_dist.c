@@ -421,14 +421,6 @@ static int map_text(int fd, int64_t start, size_t len, char **map, size_t *maple
 
 #define EARLY_CHECK ((size_t)1 << 20)   /* bytes of rank 0's share parsed before the rest */
 
-/* A byte no Matrix Market text holds (as the parser's test: control bytes but blanks and
- * newlines, and DEL). */
-static int mm_binary_byte(char ch)
-{
-    const unsigned char u = (unsigned char)ch;
-    return (u < 0x20 && u != '\n' && u != '\t' && u != '\r' && u != '\v' && u != '\f') || u == 0x7f;
-}
-
 /* The file's first lines parsed alone first (rank 0, before any rank looks for the start
  * of its share): a fault there (binary data, a bad value) is the file's first, and is said
  * at once, not after every rank has gone through its share of a file of hundreds of GB. */
@@ -453,7 +445,7 @@ static clcg_status early_check(const char *path, int fd, const clcg_mm_header *h
      * after its first lines) is refused as the parser would, from its first bytes */
     for (b = e; b < w && (buf[b] == ' ' || buf[b] == '\t'); b++)
         ;
-    if (st == CLCG_OK && b < w && mm_binary_byte(buf[b])) {
+    if (st == CLCG_OK && b < w && clcg_mm_binary_byte(buf[b])) {
         char head[64];
         const size_t m = w - e < sizeof head - 1 ? w - e : sizeof head - 1;
         memcpy(head, buf + e, m);
@@ -1546,9 +1538,7 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&fsize, 1, MPI_INT64_T, 0, comm), "MPI_Bcast of the file size"), out);
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&whole, 1, MPI_INT, 0, comm), "MPI_Bcast"), out);
     lap(rank, "header", &tl);
-    if ((h.nrows + nranks - 1) / nranks > INT32_MAX - 1)   /* the largest even share */
-        st = clcg_error(CLCG_ERR_USAGE, "%s: %" PRId64 " rows are too many for %d rank%s (at most %d a "
-                        "rank); use more ranks", path, h.nrows, nranks, nranks == 1 ? "" : "s", INT32_MAX - 1);
+    st = clcg_rows_fit(h.nrows, nranks, path);
     if (st == CLCG_OK) {   /* the rows' pointers and the entries as read, at the least */
         char what[4200];
         snprintf(what, sizeof what, "%s (n = %" PRId64 ", %" PRId64 " entries)", path, h.nrows, h.nentries);

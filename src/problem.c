@@ -74,7 +74,6 @@ static int64_t gen_nnz(int64_t i, const void *ctx)
     return clcg_gen_row_nnz((const clcg_gen *)ctx, i);
 }
 
-/* My rows of a generated problem, built here only (entries come out sorted). */
 /* Entries of a generated matrix, at the least: the stencils' exact counts; random: its
  * path and diagonal. */
 static double gen_nnz_least(const clcg_gen *g)
@@ -91,6 +90,7 @@ static double gen_nnz_least(const clcg_gen *g)
     }
 }
 
+/* My rows of a generated problem, built here only (entries come out sorted). */
 static clcg_status load_generated(const clcg_options *o, int rank, int size, clcg_problem *p,
                                   int64_t *row_begin, clcg_gidx **gcol)
 {
