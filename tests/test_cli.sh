@@ -141,7 +141,7 @@ ok $? "--write-binary onto a device: exit 3 before loading (rc=$rc)"
 [ $rc -eq 0 ] && [ -s "$t/new/dir/tune.txt" ]
 ok $? "--tune-cache in directories not there yet: made (rc=$rc)"
 # a tuning cache that is not a regular file would never end (/dev/zero) or never open (a FIFO)
-mkfifo "$t/fifo"
+[ -p "$t/fifo" ] || mkfifo "$t/fifo"   # made above for -o
 for c in /dev/zero "$t/fifo"; do
   timeout 60 "$CLCG_BIN" "$t/in.mtx" --tune-cache "$c" >"$t/out" 2>"$t/err"; rc=$?
   [ $rc -eq 2 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q -- "--tune-cache $c: not a regular file" "$t/err"
