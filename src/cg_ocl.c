@@ -1489,6 +1489,18 @@ out:
     return st;
 }
 
+/* Appends one device's tuning outcome to the record ("device D: " before it when D >= 0). */
+static void tuning_add(char *out, size_t len, int d, const char *how)
+{
+    size_t used = strlen(out);
+    if (used + 1 >= len)
+        return;
+    if (d >= 0)
+        snprintf(out + used, len - used, "%sdevice %d: %s", used ? "; " : "", d, how);
+    else
+        snprintf(out + used, len - used, "%s", how);
+}
+
 clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, clcg_solve_result *res,
                         clcg_run_info *info)
 {
@@ -1598,10 +1610,11 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             st = clcg_cl_fail_if(clEnqueueWriteBuffer(s->dev.queue, s->b, CL_TRUE, 0, (size_t)s->nrows * sizeof(double),
                                                       b, 0, NULL, NULL), "clEnqueueWriteBuffer(b)");
         }
+        char how[sizeof info->tuning] = "defaults (--no-tune)";
         if (st == CLCG_OK && !o->no_tune)
-            st = clcg_tune(s, o->tune_cache, o->tune, c.jacobi, info->tuning, sizeof info->tuning, &info->t_tune);
-        else if (st == CLCG_OK)
-            snprintf(info->tuning, sizeof info->tuning, "defaults (--no-tune)");
+            st = clcg_tune(s, o->tune_cache, o->tune, c.jacobi, how, sizeof how, &info->t_tune);
+        if (st == CLCG_OK)   /* several devices: each one's outcome, after its number */
+            tuning_add(info->tuning, sizeof info->tuning, c.nd > 1 ? d : -1, how);
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     info->t_device_setup = MPI_Wtime() - t0;

@@ -20,7 +20,7 @@ typedef struct {
     int ndevices;                   /* devices on this rank */
     int nranks_per_device;          /* >1 when ranks share a device */
     char format[64], variant[32];
-    char tuning[256];               /* where the work-group sizes came from */
+    char tuning[1024];              /* where the work-group sizes came from (each device's) */
     int nk;
     clcg_kstat k[CLCG_MAX_KSTATS];
     double t_device_setup, t_tune;  /* seconds */

@@ -129,11 +129,24 @@ done
 # one device each, asked for by name, shared by the ranks of a node
 timeout 120 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:8 --devices-per-rank 1 --device-type cpu -q; rc=$?
 [ $rc -eq 0 ]; ok $? "--devices-per-rank 1 on 2 ranks sharing one device: solved (rc=$rc)"
-# several devices per rank (the CPU device opened twice stands in for two GPUs)
-timeout 300 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson3d:13 --devices-per-rank 2 --device-type cpu --json "$t/d.json" -q 2>"$t/err"; rc=$?
-it=$(json_num "$t/d.json" iterations)
-if grep -q "only 1 device" "$t/err"; then skip "two devices on one rank" "one OpenCL device here"
-else [ $rc -eq 0 ] && absdiff_le "$it" "$gbase" 1; ok $? "1 rank x 2 devices: $it iterations"; fi
+# several devices per rank: PoCL shows its CPU device as many times as POCL_DEVICES names it,
+# standing in for a node's GPUs (4 here: 2 ranks x 2); each device's tuning is recorded
+"$CLCG_BIN" --generate poisson3d:13 --devices-per-rank 1 --variant single-reduction --json "$t/s1.json" -q
+"$CLCG_BIN" --generate poisson3d:13 --devices-per-rank 1 --variant pipelined --json "$t/p1.json" -q
+for np in 1 2; do
+  for v in standard single-reduction pipelined; do
+    case $v in standard) vb=$gbase ;; single-reduction) vb=$(json_num "$t/s1.json" iterations) ;; *) vb=$(json_num "$t/p1.json" iterations) ;; esac
+    rm -f "$t/d.json" "$t/x.mtx"
+    POCL_DEVICES="pthread pthread pthread pthread" timeout 300 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson3d:13 \
+      --devices-per-rank 2 --device-type cpu --variant $v --tune-cache "$t/md-tune.txt" --json "$t/d.json" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
+    if grep -Eq "sees? only" "$t/err"; then skip "$np rank(s) x 2 devices, $v" "too few OpenCL devices here"; continue; fi
+    it=$(json_num "$t/d.json" iterations); tr=$(json_num "$t/d.json" true)
+    e=$(awk 'n++ > 1 { d = $1 - 1; if (d < 0) d = -d; if (d > m) m = d } END { printf "%.3e", m }' "$t/x.mtx")
+    [ $rc -eq 0 ] && absdiff_le "$it" "$vb" 1 && le "$tr" 1e-7 && le "$e" 1e-6 &&
+      grep -q '"tuning": "device 0: [a-z]*.*; device 1: [a-z]' "$t/d.json"
+    ok $? "$np rank(s) x 2 devices, $v: $it iterations (1 device: $vb), true residual $tr, max|x-1| $e, $(grep -o '"tuning": "[^;]*' "$t/d.json" | head -c 60) (rc=$rc)"
+  done
+done
 # the profile reports bytes sent per iteration and min/max over ranks
 timeout 300 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:13 --exchange neighbor --profile >"$t/out" 2>&1
 grep -q "bytes sent per iteration: min" "$t/out" && grep -q "solve time over ranks: min" "$t/out"
