@@ -14,6 +14,13 @@ usage_error() {  # usage_error DESCRIPTION ARGS...
 "$CLCG_BIN" --help >"$t/out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q '^Usage: clcg-mpi' "$t/out" && grep -q -- '--precond' "$t/out" && grep -q 'Exit status' "$t/out"
 ok $? "--help prints the usage and exits 0"
+# every option of the README's table, and every kind the generator takes, is in --help
+missing=""
+for o in $(grep -o '^| `--[a-z-]*' "${srcdir:-.}/README.md" | sed 's/^| `//' | sort -u) random: -weak poisson3d27:NX,NY,NZ; do
+  grep -q -- "$o" "$t/out" || missing="$missing $o"
+done
+[ -z "$missing" ] && [ "$(grep -c '^| `--' "${srcdir:-.}/README.md")" -ge 20 ]
+ok $? "--help names every option of the README and every generator kind (missing:${missing:- none})"
 "$CLCG_BIN" --version >"$t/out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q '^clcg-mpi [0-9]' "$t/out"
 ok $? "--version"
