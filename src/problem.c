@@ -324,17 +324,52 @@ static clcg_status check_jacobi(MPI_Comm comm, const char *name, const clcg_csr 
     return clcg_agree(comm, st, NULL);
 }
 
-clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p)
+clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p, double rtol, clcg_solve_result *res)
 {
     clcg_status st = CLCG_OK;
     const int e = p->exp_x;
+    int64_t lost = 0;   /* 1 + the first entry that lost bits below the normal range */
     if (!e)
         return CLCG_OK;
-    for (int64_t i = 0; i < p->A.nrows && st == CLCG_OK; i++)
-        if (isfinite(p->x[i]) && !isfinite(p->x[i] = ldexp(p->x[i], e)))   /* a NaN of a breakdown stays one */
+    for (int64_t i = 0; i < p->A.nrows && st == CLCG_OK; i++) {
+        const double y = p->x[i];
+        if (isfinite(y) && !isfinite(p->x[i] = ldexp(y, e)))   /* a NaN of a breakdown stays one */
             st = clcg_error(CLCG_ERR_INPUT, "%s: the solution lies beyond double precision (entry %lld "
                             "overflows): scale the system", p->name, (long long)(p->A.row0 + i + 1));
-    return clcg_agree(comm, st, NULL);
+        else if (isfinite(y) && !lost && ldexp(p->x[i], -e) != y)
+            lost = i + 1;
+    }
+    CLCG_CALL(clcg_agree(comm, st, NULL));
+    /* Entries that fell below the normal range kept fewer bits, or none: the true residual
+     * is that of x as written (taken back to the scaled system, exactly), and a solve that
+     * met --rtol only before is refused rather than written. */
+    int64_t first = lost ? p->A.row0 + lost : INT64_MAX;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, comm);
+    if (first == INT64_MAX)
+        return CLCG_OK;
+    double *y = NULL, *r = NULL, rel = 0.0;
+    st = clcg_malloc(&y, (size_t)p->A.ncols + 1, sizeof *y, "solution check");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&r, (size_t)p->A.nrows + 1, sizeof *r, "solution check");
+    for (int64_t i = 0; st == CLCG_OK && i < p->A.nrows; i++)
+        y[i] = ldexp(p->x[i], -e);
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, clcg_agree(comm, clcg_residual(&p->A, &p->halo, p->b, y, r, &rel), NULL), out);
+    if (res->outcome == CLCG_CONVERGED && !(rel <= 2.0 * rtol) && !(rel <= 2.0 * res->true_residual)) {
+        int rank;
+        MPI_Comm_rank(comm, &rank);
+        st = rank == 0 ? clcg_error(CLCG_ERR_INPUT, "%s: the solution lies below double precision (entry %lld "
+                                    "underflows, and x as written has a true residual of %.3e): scale the system",
+                                    p->name, (long long)first, rel)
+                       : CLCG_OK;   /* rank 0's message, every rank's status */
+        st = clcg_agree(comm, st, NULL);
+    } else {
+        res->true_residual = rel;
+    }
+out:
+    free(y);
+    free(r);
+    return st;
 }
 
 clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem *p)

@@ -61,7 +61,7 @@ clcg_status clcg_solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p,
                        clcg_solve_result *res, clcg_run_info *info)
 {
     clcg_status st = precision_limit(solve(comm, o, p, res, info), res);
-    return st == CLCG_OK ? clcg_problem_unscale(comm, p) : st;
+    return st == CLCG_OK ? clcg_problem_unscale(comm, p, o->rtol, res) : st;
 }
 
 void clcg_solve_info_free(clcg_run_info *info)

@@ -214,6 +214,40 @@ for np in 1 2; do
     grep -q 'tiny.mtx: the solution lies beyond double precision' "$t/err"
   ok $? "a solution of 5e599 on $np rank(s): refused, exit $rc, $(head -c 120 "$t/err")"
 done
+# a solution below the normal range keeps fewer bits, or none, once scaled back: x as written
+# must meet --rtol, or be refused (it was written with a true residual of 1.6e-3 reported as
+# 1e-16, and x = 0 reported as 0); where bits were lost, the residual reported is x's as written,
+# checked here outside the solver with b and x taken up by 2^600 (exact) into the normal range
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n4 4 8\n1 1 4\n2 1 -1\n4 1 0.5\n2 2 5\n3 2 -2\n3 3 6\n4 3 -1\n4 4 3\n' >"$t/four.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1e250\n2 1 1e249\n2 2 1e250\n' >"$t/big2.mtx"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1e-250\n1e-250\n' >"$t/small2.mtx"
+up() { awk 'n++ < 2 { print; next } { printf "%.17g\n", $1 * 2^600 }' "$1"; }
+for v in 1e-320 1e-315 1e-310; do
+  printf '%%%%MatrixMarket matrix array real general\n4 1\n%s\n0\n0\n0\n' $v >"$t/tb.mtx"
+  up "$t/tb.mtx" >"$t/tb-up.mtx"
+  for np in 1 3; do
+    for how in "" --reference "--variant pipelined"; do
+      rm -f "$t/x.mtx" "$t/s.json"
+      timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/four.mtx" --rhs "$t/tb.mtx" $how -o "$t/x.mtx" --json "$t/s.json" -q 2>"$t/err"; rc=$?
+      if [ $v = 1e-320 ]; then
+        [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && [ ! -e "$t/s.json" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+          grep -q 'four.mtx: the solution lies below double precision (entry 1 underflows, and x as written has a true residual of 1.5' "$t/err"
+        ok $? "b = ($v, 0, 0, 0), ${how:-device}, $np rank(s): refused, exit $rc, $(grep clcg-mpi "$t/err" | head -c 160)"
+      else
+        tr=$(json_num "$t/s.json" true); up "$t/x.mtx" >"$t/x-up.mtx"; r=$(residual "$t/four.mtx" "$t/x-up.mtx" "$t/tb-up.mtx")
+        [ $rc -eq 0 ] && le "$r" 2e-8 && awk -v a="$tr" -v b="$r" 'BEGIN { d = a / b - 1; exit !(d * d < 1e-4) }'
+        ok $? "b = ($v, 0, 0, 0), ${how:-device}, $np rank(s): x as written has true residual $r, reported $tr (rc=$rc)"
+      fi
+    done
+  done
+done
+for np in 1 2; do
+  rm -f "$t/x.mtx"
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/big2.mtx" --rhs "$t/small2.mtx" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+    grep -q 'big2.mtx: the solution lies below double precision (entry 1 underflows, and x as written has a true residual of 1.000e+00)' "$t/err"
+  ok $? "a solution of 1e-500 on $np rank(s): refused, exit $rc, $(grep clcg-mpi "$t/err" | head -c 160)"
+done
 # entries spanning more than double precision holds: scaled into range, 1e-300 beside 1e300
 # would vanish and the solve answer another matrix (it did: x = (1, 0), "converged"); the
 # Jacobi refusal shows the diagonal as given
