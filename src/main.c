@@ -92,9 +92,11 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
         clcg_coo t = {0};
         clcg_csr A = {0};
         clcg_mm_header h = {0};
-        if (o->generate) {
+        if (o->generate) {   /* a -weak form is the size of this run's rank count */
             clcg_gen g;
-            st = clcg_gen_parse(o->generate, 1, &g);
+            int size;
+            MPI_Comm_size(comm, &size);
+            st = clcg_gen_parse(o->generate, size, &g);
             if (st == CLCG_OK)
                 st = clcg_gen_rows(&g, 0, g.n, &t);
         } else {

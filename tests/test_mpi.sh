@@ -107,6 +107,19 @@ for np in 1 2 3 4; do
   [ $rc -eq 0 ] && absdiff_le "$it" "$gbase" 1 && le "$tr" 1e-7
   ok $? "poisson3d:13 generated on $np ranks: $it iterations, true residual $tr"
 done
+# the -weak forms grow with the rank count, in the solve and in what --write-matrix and
+# --write-binary write: on 3 ranks poisson3d-weak:3 is poisson3d:3,3,9 (it wrote 3x3x3)
+"$CLCG_BIN" --generate poisson3d:3,3,9 --write-matrix "$t/p339.mtx" -q
+"$CLCG_BIN" --generate poisson2d:3,9 --write-matrix "$t/p39.mtx" -q
+for kind in poisson3d-weak:3:p339 poisson2d-weak:3:p39; do
+  spec=${kind%:*}; ref=${kind##*:}
+  rm -f "$t/w.mtx" "$t/w.bin"
+  timeout 120 $MPIEXEC -n 3 "$CLCG_BIN" --generate $spec --write-matrix "$t/w.mtx" -q; rc=$?
+  timeout 120 $MPIEXEC -n 3 "$CLCG_BIN" --generate $spec --write-binary "$t/w.bin" -q; rb=$?
+  "$CLCG_BIN" "$t/w.bin" --write-matrix "$t/wb.mtx" -q
+  [ $rc -eq 0 ] && [ $rb -eq 0 ] && cmp -s "$t/w.mtx" "$t/$ref.mtx" && cmp -s "$t/wb.mtx" "$t/$ref.mtx"
+  ok $? "$spec on 3 ranks: --write-matrix and --write-binary give the matrix of $ref (rc=$rc, $rb)"
+done
 # more ranks than rows: ranks that own nothing still take part in every exchange
 for np in 2 3; do
   timeout 120 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:1 --json "$t/g.json" -q; rc=$?
