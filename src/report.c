@@ -133,17 +133,39 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     fflush(stdout);
 }
 
+/* Length of the well-formed UTF-8 sequence at s (1-4), or 0 when the bytes there are not one
+ * (stray continuation bytes, overlong forms, surrogates, beyond U+10FFFF, cut short). */
+static int utf8_len(const unsigned char *s)
+{
+    const unsigned char c = s[0];
+    int n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    for (int k = 1; k < n; k++)
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) || (c == 0xf0 && s[1] < 0x90) ||
+        (c == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; a byte that is no
+ * part of valid UTF-8 (a file name in another encoding) becomes U+FFFD, so that the record
+ * stays valid JSON. */
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    while (s && *s) {
+        const unsigned char c = (unsigned char)*s;
+        const int n = utf8_len((const unsigned char *)s);
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c < 0x20)
             fprintf(f, "\\u%04x", c);
+        else if (n == 0)
+            fputs("\\ufffd", f);
         else
-            fputc(c, f);
+            fwrite(s, 1, (size_t)n, f);
+        s += n ? n : 1;
     }
     fputc('"', f);
 }

@@ -194,4 +194,17 @@ kill -TERM $pid; wait $pid; rc=$?
 [ "$seen" -eq 1 ] && [ $rc -eq 143 ] && [ -z "$(ls -A "$t/sig")" ]
 ok $? "SIGTERM while --write-matrix writes: the temporary file is gone (rc=$rc, seen $seen, left: $(ls -A "$t/sig"))"
 
+# a matrix whose name is not UTF-8 (a file name in another encoding): the JSON record stays
+# valid JSON, the stray bytes as U+FFFD, valid UTF-8 and escapes kept as they are
+nm="$t/na"$'\xff\xfe'"me-é-\"q\"-"$'\t'".mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 2\n2 2 4\n' >"$nm"
+"$CLCG_BIN" "$nm" --json "$t/u.json" -q; rc=$?
+if command -v python3 >/dev/null; then
+  got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1], encoding="utf-8"))["matrix"].rsplit("/", 1)[1])' "$t/u.json" 2>&1)
+  [ $rc -eq 0 ] && [ "$got" = "na"$'\xef\xbf\xbd\xef\xbf\xbd'"me-é-\"q\"-"$'\t'".mtx" ]
+  ok $? "a file name that is not UTF-8: the JSON record parses, name read back as '$got' (rc=$rc)"
+else
+  skip "a file name that is not UTF-8 in the JSON record" "no python3"
+fi
+
 done_testing
