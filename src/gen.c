@@ -70,6 +70,12 @@ static uint64_t prob_threshold(double p)
     return (uint64_t)(p * 9007199254740992.0);
 }
 
+/* strtoll and strtod skip leading blanks: a size is refused with them as with blanks after it */
+static int blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
 static int parse_dims(const char *s, int64_t *d, int maxd)
 {
     int k = 0;
@@ -77,7 +83,7 @@ static int parse_dims(const char *s, int64_t *d, int maxd)
         char *end;
         errno = 0;
         long long v = strtoll(s, &end, 10);
-        if (end == s || errno || v < 1 || v > 100000000LL || k == maxd)
+        if (end == s || errno || v < 1 || v > 100000000LL || k == maxd || blank(*s))
             return -1;
         d[k++] = v;
         s = end;
@@ -319,7 +325,7 @@ static clcg_status parse_random(const char *spec, const char *s, clcg_gen *g)
     char *end;
     errno = 0;
     long long n = strtoll(s, &end, 10);
-    if (end == s || errno || n < 1 || n > ((long long)1 << 40))
+    if (end == s || errno || n < 1 || n > ((long long)1 << 40) || blank(*s))
         goto bad;
     g->n = n;
     g->avg_degree = 16;
@@ -328,13 +334,13 @@ static clcg_status parse_random(const char *spec, const char *s, clcg_gen *g)
         s = end + 1;
         errno = 0;
         double avg = strtod(s, &end);
-        if (end == s || errno || !(avg >= 3 && avg <= RND_MAX_AVG))
+        if (end == s || errno || !(avg >= 3 && avg <= RND_MAX_AVG) || blank(*s))
             goto bad;
         g->avg_degree = avg;
         if (*end == ',') {
             s = end + 1;
             errno = 0;
-            if (*s == '-' || *s == '+')
+            if (*s == '-' || *s == '+' || blank(*s))
                 goto bad;
             unsigned long long seed = strtoull(s, &end, 10);
             if (end == s || errno)
@@ -393,7 +399,10 @@ static clcg_status gen_parse(const char *spec, int nranks, clcg_gen *g)
         return clcg_error(CLCG_ERR_USAGE, "--generate %s: unknown kind '%.*s'; %s", spec,
                           (int)klen, spec, gen_usage);
     }
-    if (g->nx > INT32_MAX / g->ny || g->nx * g->ny > INT64_MAX / 27 / g->nz)
+    if (g->nx > INT32_MAX / g->ny)
+        return clcg_error(CLCG_ERR_USAGE, "--generate %s: NX x NY = %" PRId64 " x %" PRId64 " is more than 2^31 - 1 "
+                          "(the limit of the Poisson generators)", spec, g->nx, g->ny);
+    if (g->nx * g->ny > INT64_MAX / 27 / g->nz)
         return clcg_error(CLCG_ERR_USAGE, "--generate %s: problem too large", spec);
     g->n = g->nx * g->ny * g->nz;
     if (g->weak)

@@ -48,6 +48,12 @@ usage_error "two matrices" a.mtx b.mtx
 usage_error "matrix and --generate" a.mtx --generate poisson2d:4
 usage_error "unknown generator" --generate cube:4
 usage_error "generator without size" --generate poisson3d
+# blanks in a size: refused before it as after it (strtoll skipped the ones before)
+for g in "poisson3d: 4" "poisson3d:4 " "poisson3d:4, 4,4" "random: 100" "random:100, 8" "random:100,8, 3"; do
+  usage_error "generator size with a blank, '$g'" --generate "$g"
+done
+usage_error "a Poisson plane beyond 2^31 - 1 rows" --generate poisson2d:65536,65536
+grep -q 'NX x NY = 65536 x 65536 is more than 2^31 - 1' "$t/err"; ok $? "the message names the limit"
 usage_error "generator with bad size" --generate poisson3d:0
 usage_error "generator size ending in a comma" --generate poisson2d:3,
 usage_error "generator size ending in an x" --generate poisson3d:3x
