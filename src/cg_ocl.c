@@ -1400,7 +1400,7 @@ static clcg_status get_x(cg_ctx *c, double *out)
  * tolerance), x += d, while the true residual keeps falling, at most REFINE times.  What
  * stays above --rtol is reported as the limit reached (res->at_limit). */
 #define REFINE 4
-#define REFINE_SLACK 2.0   /* a true residual within this factor of --rtol is left alone */
+#define REFINE_SLACK CLCG_TRUE_SLACK   /* a true residual within this factor of --rtol is left alone */
 
 static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info, double **resid)
 {

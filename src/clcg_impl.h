@@ -72,6 +72,11 @@ typedef struct {
  * double precision can be asked for: the arithmetic ran out, the solve converged as far as
  * it goes (solve.c). */
 int clcg_breakdown_at_limit(const clcg_solve_result *res);
+/* A true residual within this factor of --rtol counts as meeting it (the corrections of
+ * cg_ocl.c leave it alone; below the normal range, problem.c accepts x as written). */
+#define CLCG_TRUE_SLACK 2.0
+/* Residuals below this are as far as double precision goes (solve.c, problem.c). */
+#define CLCG_LIMIT_REL 1e-12
 
 /* Host reference CG / Jacobi-PCG in double, distributed over the ranks of the halo's
  * communicator.  x (ncols entries) is the initial guess on entry, the solution on exit. */

@@ -8,6 +8,7 @@
 #include "report.h"
 #include "solve.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -97,6 +98,10 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
             int size;
             MPI_Comm_size(comm, &size);
             st = clcg_gen_parse(o->generate, size, &g);
+            if (st == CLCG_OK && g.n > INT32_MAX - 1)   /* rank 0 alone builds and writes it */
+                st = clcg_error(CLCG_ERR_USAGE, "--write-matrix: --generate %s has %" PRId64 " rows, more than the "
+                                "%d one rank writes (--write-binary writes on every rank)", o->generate, g.n,
+                                INT32_MAX - 1);
             if (st == CLCG_OK)
                 st = clcg_gen_rows(&g, 0, g.n, &t);
         } else {

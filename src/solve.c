@@ -40,7 +40,7 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
  * or the pipelined form's recurrences lost in rounding (p'Ap <= 0 at 8e-14 on Poisson 20^2).
  * The solve has converged as far as it can; a genuine breakdown comes long before, and were
  * it to come this late, Ax = b would already hold to 1e-12. */
-#define LIMIT_REL 1e-12
+#define LIMIT_REL CLCG_LIMIT_REL
 
 int clcg_breakdown_at_limit(const clcg_solve_result *res)
 {

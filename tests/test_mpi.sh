@@ -120,6 +120,14 @@ for kind in poisson3d-weak:3:p339 poisson2d-weak:3:p39; do
   [ $rc -eq 0 ] && [ $rb -eq 0 ] && cmp -s "$t/w.mtx" "$t/$ref.mtx" && cmp -s "$t/wb.mtx" "$t/$ref.mtx"
   ok $? "$spec on 3 ranks: --write-matrix and --write-binary give the matrix of $ref (rc=$rc, $rb)"
 done
+# rank 0 alone builds what --write-matrix writes: more rows than one rank holds are refused at
+# once, on any rank count (on 2 ranks it walked 2.2e9 rows for 19 s, then ran out of memory)
+start=$(date +%s)
+timeout 120 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson3d:1300 --write-matrix "$t/huge.mtx" 2>"$t/err"; rc=$?
+took=$(( $(date +%s) - start ))
+[ $rc -eq 2 ] && [ ! -e "$t/huge.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] && [ $took -lt 15 ] &&
+  grep -q 'more than the 2147483646 one rank writes' "$t/err"
+ok $? "--write-matrix of 2.2e9 generated rows on 2 ranks: refused in ${took}s, exit $rc"
 # more ranks than rows: ranks that own nothing still take part in every exchange
 for np in 2 3; do
   timeout 120 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:1 --json "$t/g.json" -q; rc=$?
@@ -144,11 +152,12 @@ timeout 120 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:8 --devices-per-rank 
 [ $rc -eq 0 ]; ok $? "--devices-per-rank 1 on 2 ranks sharing one device: solved (rc=$rc)"
 # several devices per rank: PoCL shows its CPU device as many times as POCL_DEVICES names it,
 # standing in for a node's GPUs (4 here: 2 ranks x 2); each device's tuning is recorded
-"$CLCG_BIN" --generate poisson3d:13 --devices-per-rank 1 --variant single-reduction --json "$t/s1.json" -q
-"$CLCG_BIN" --generate poisson3d:13 --devices-per-rank 1 --variant pipelined --json "$t/p1.json" -q
+for v in standard single-reduction pipelined; do   # one device of the same kind
+  "$CLCG_BIN" --generate poisson3d:13 --devices-per-rank 1 --device-type cpu --variant $v --json "$t/one-$v.json" -q
+done
 for np in 1 2; do
   for v in standard single-reduction pipelined; do
-    case $v in standard) vb=$gbase ;; single-reduction) vb=$(json_num "$t/s1.json" iterations) ;; *) vb=$(json_num "$t/p1.json" iterations) ;; esac
+    vb=$(json_num "$t/one-$v.json" iterations)
     rm -f "$t/d.json" "$t/x.mtx"
     POCL_DEVICES="pthread pthread pthread pthread" timeout 300 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson3d:13 \
       --devices-per-rank 2 --device-type cpu --variant $v --tune-cache "$t/md-tune.txt" --json "$t/d.json" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?

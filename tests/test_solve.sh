@@ -241,6 +241,20 @@ for v in 1e-320 1e-315 1e-310; do
     done
   done
 done
+# x as written above twice --rtol: refused, unless under 1e-12 (the limit of double precision,
+# said so, status 0, as for any true residual there)
+printf '%%%%MatrixMarket matrix array real general\n4 1\n1e-315\n0\n0\n0\n' >"$t/tb.mtx"
+printf '%%%%MatrixMarket matrix array real general\n4 1\n2e-307\n0\n0\n0\n' >"$t/tc.mtx"
+for np in 1 2; do
+  rm -f "$t/x.mtx"
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/four.mtx" --rhs "$t/tb.mtx" --rtol 1e-9 -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q 'true residual of 1.235e-08' "$t/err"
+  ok $? "b = (1e-315, 0, 0, 0), --rtol 1e-9, $np rank(s): refused, exit $rc"
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/four.mtx" --rhs "$t/tc.mtx" --rtol 1e-16 -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
+  tr=$(json_num "$t/s.json" true)
+  [ $rc -eq 0 ] && [ -s "$t/x.mtx" ] && le "$tr" 1e-12 && grep -q 'to the limit of double precision, above --rtol' "$t/out"
+  ok $? "b = (2e-307, 0, 0, 0), --rtol 1e-16, $np rank(s): x as written at $tr, converged to the limit (rc=$rc)"
+done
 for np in 1 2; do
   rm -f "$t/x.mtx"
   timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/big2.mtx" --rhs "$t/small2.mtx" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
