@@ -96,16 +96,23 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
 
     MPI_Comm_rank(h->comm, &rank);
     memset(res, 0, sizeof *res);
-    CLCG_CHECK(st, clcg_malloc(&r, (size_t)n, sizeof *r, "residual r"), done);
-    CLCG_CHECK(st, clcg_malloc(&q, (size_t)n, sizeof *q, "vector q"), done);
-    CLCG_CHECK(st, clcg_malloc(&p, (size_t)A->ncols, sizeof *p, "direction p"), done);
-    if (o->precond == CLCG_PRECOND_JACOBI) {
-        CLCG_CHECK(st, clcg_malloc(&z, (size_t)n, sizeof *z, "preconditioned residual z"), done);
-        CLCG_CHECK(st, clcg_malloc(&dinv, (size_t)n, sizeof *dinv, "Jacobi diagonal"), done);
-        CLCG_CHECK(st, clcg_diag_inv_ref(A, dinv), done);
+    /* a failure here on one rank is every rank's before the first exchange (the others
+     * would wait there for it) */
+    st = clcg_malloc(&r, (size_t)n, sizeof *r, "residual r");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&q, (size_t)n, sizeof *q, "vector q");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&p, (size_t)A->ncols, sizeof *p, "direction p");
+    if (st == CLCG_OK && o->precond == CLCG_PRECOND_JACOBI) {
+        st = clcg_malloc(&z, (size_t)n, sizeof *z, "preconditioned residual z");
+        if (st == CLCG_OK)
+            st = clcg_malloc(&dinv, (size_t)n, sizeof *dinv, "Jacobi diagonal");
+        if (st == CLCG_OK)
+            st = clcg_diag_inv_ref(A, dinv);
     } else {
         z = r;
     }
+    CLCG_CHECK(st, clcg_agree(h->comm, st, NULL), done);
 
     /* r = b - A x */
     CLCG_CHECK(st, clcg_halo_exchange(h, x), done);
@@ -178,9 +185,8 @@ done:
     free(r);
     free(q);
     free(p);
-    if (dinv) {
+    if (z != r)
         free(z);
-        free(dinv);
-    }
+    free(dinv);
     return st;
 }
