@@ -342,7 +342,7 @@ clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p, double rtol, cl
     CLCG_CALL(clcg_agree(comm, st, NULL));
     /* Entries that fell below the normal range kept fewer bits, or none: the true residual
      * is that of x as written (taken back to the scaled system, exactly), and a solve that
-     * met --rtol only before is refused rather than written. */
+     * x as written no longer meets may be refused rather than written (below). */
     int64_t first = lost ? p->A.row0 + lost : INT64_MAX;
     MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, comm);
     if (first == INT64_MAX)
