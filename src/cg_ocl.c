@@ -1400,7 +1400,6 @@ static clcg_status get_x(cg_ctx *c, double *out)
  * tolerance), x += d, while the true residual keeps falling, at most REFINE times.  What
  * stays above --rtol is reported as the limit reached (res->at_limit). */
 #define REFINE 4
-#define REFINE_SLACK CLCG_TRUE_SLACK   /* a true residual within this factor of --rtol is left alone */
 
 static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info, double **resid)
 {
@@ -1421,7 +1420,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
     int out_of_its = 0; /* the corrections used up what --max-iterations left */
     if (!(res->outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(res) || check))
         return CLCG_OK;
-    if (!(res->true_residual > REFINE_SLACK * rtol)) {
+    if (!(res->true_residual > CLCG_TRUE_SLACK * rtol)) {
         if (check)   /* x meets --rtol already: the breakdown came after the answer */
             res->outcome = CLCG_CONVERGED;
         return CLCG_OK;
@@ -1430,7 +1429,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
     CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
     /* each round makes the residual of the corrected x, into d */
     const double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0, tol2 = (rtol * bnorm) * (rtol * bnorm);
-    for (int k = 0; k < REFINE && res->true_residual > REFINE_SLACK * rtol; k++) {
+    for (int k = 0; k < REFINE && res->true_residual > CLCG_TRUE_SLACK * rtol; k++) {
         clcg_solve_result rc = *res;
         int64_t run = 0;
         /* the corrections share --max-iterations with the solve before them */
@@ -1475,7 +1474,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         r = d;
         d = t;
     }
-    if (res->true_residual <= REFINE_SLACK * rtol) {
+    if (res->true_residual <= CLCG_TRUE_SLACK * rtol) {
         res->outcome = CLCG_CONVERGED;
     } else if (out_of_its) {   /* --max-iterations reached before the true residual met --rtol */
         res->outcome = CLCG_DIVERGED_ITS;

@@ -22,6 +22,7 @@
  * that is O(N) per level, so clcg_gen_row_nnz over all rows stays linear. */
 #include "clcg_impl.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -70,12 +71,8 @@ static uint64_t prob_threshold(double p)
     return (uint64_t)(p * 9007199254740992.0);
 }
 
-/* strtoll and strtod skip leading blanks: a size is refused with them as with blanks after it */
-static int blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
+/* strtoll and strtod skip leading white space (isspace): a size is refused with it before
+ * the number as after it */
 static int parse_dims(const char *s, int64_t *d, int maxd)
 {
     int k = 0;
@@ -83,7 +80,7 @@ static int parse_dims(const char *s, int64_t *d, int maxd)
         char *end;
         errno = 0;
         long long v = strtoll(s, &end, 10);
-        if (end == s || errno || v < 1 || v > 100000000LL || k == maxd || blank(*s))
+        if (end == s || errno || v < 1 || v > 100000000LL || k == maxd || isspace((unsigned char)*s))
             return -1;
         d[k++] = v;
         s = end;
@@ -325,7 +322,7 @@ static clcg_status parse_random(const char *spec, const char *s, clcg_gen *g)
     char *end;
     errno = 0;
     long long n = strtoll(s, &end, 10);
-    if (end == s || errno || n < 1 || n > ((long long)1 << 40) || blank(*s))
+    if (end == s || errno || n < 1 || n > ((long long)1 << 40) || isspace((unsigned char)*s))
         goto bad;
     g->n = n;
     g->avg_degree = 16;
@@ -334,13 +331,13 @@ static clcg_status parse_random(const char *spec, const char *s, clcg_gen *g)
         s = end + 1;
         errno = 0;
         double avg = strtod(s, &end);
-        if (end == s || errno || !(avg >= 3 && avg <= RND_MAX_AVG) || blank(*s))
+        if (end == s || errno || !(avg >= 3 && avg <= RND_MAX_AVG) || isspace((unsigned char)*s))
             goto bad;
         g->avg_degree = avg;
         if (*end == ',') {
             s = end + 1;
             errno = 0;
-            if (*s == '-' || *s == '+' || blank(*s))
+            if (*s == '-' || *s == '+' || isspace((unsigned char)*s))
                 goto bad;
             unsigned long long seed = strtoull(s, &end, 10);
             if (end == s || errno)

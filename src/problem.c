@@ -347,14 +347,12 @@ clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p, double rtol, cl
     MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, comm);
     if (first == INT64_MAX)
         return CLCG_OK;
-    double *y = NULL, *r = NULL, rel = 0.0;
+    double *y = NULL, rel = 0.0;
     st = clcg_malloc(&y, (size_t)p->A.ncols + 1, sizeof *y, "solution check");
-    if (st == CLCG_OK)
-        st = clcg_malloc(&r, (size_t)p->A.nrows + 1, sizeof *r, "solution check");
     for (int64_t i = 0; st == CLCG_OK && i < p->A.nrows; i++)
         y[i] = ldexp(p->x[i], -e);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    CLCG_CHECK(st, clcg_agree(comm, clcg_residual(&p->A, &p->halo, p->b, y, r, &rel), NULL), out);
+    CLCG_CHECK(st, clcg_agree(comm, clcg_true_residual(&p->A, &p->halo, p->b, y, &rel), NULL), out);
     /* refused: a converged solve that x as written no longer meets, unless only by what
      * double precision holds anyway (then, as for any true residual at that limit: converged,
      * above --rtol), nor by a factor of more than 2 over where it had stopped; every rank
@@ -375,7 +373,6 @@ clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p, double rtol, cl
     }
 out:
     free(y);
-    free(r);
     return st;
 }
 

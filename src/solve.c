@@ -39,13 +39,11 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
  * the underflow range (the standard form: r'z exactly 0 near 1e-160 on LFAT5 and Poisson),
  * or the pipelined form's recurrences lost in rounding (p'Ap <= 0 at 8e-14 on Poisson 20^2).
  * The solve has converged as far as it can; a genuine breakdown comes long before, and were
- * it to come this late, Ax = b would already hold to 1e-12. */
-#define LIMIT_REL CLCG_LIMIT_REL
-
+ * it to come this late, Ax = b would already hold to 1e-12 (CLCG_LIMIT_REL). */
 int clcg_breakdown_at_limit(const clcg_solve_result *res)
 {
     return (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE) &&
-           res->rel_residual <= LIMIT_REL;
+           res->rel_residual <= CLCG_LIMIT_REL;
 }
 
 static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
