@@ -93,6 +93,9 @@ clcg_status clcg_realloc(void *pptr, size_t count, size_t size, const char *what
  * *target (malloc'd) is the regular file to create beside and rename onto: PATH, or where
  * its symbolic link points (so the link stays a link). */
 clcg_status clcg_out_target(const char *path, char **target, int *direct);
+/* PATH, or the file its chain of symbolic links ends at, dangling links included (each
+ * relative name taken beside its link), malloc'd; NULL with errno set (ELOOP for a loop). */
+char *clcg_link_end(const char *path);
 /* A descriptor open for writing to PATH in place (*direct above), or -1 (errno set). */
 int clcg_out_open_direct(const char *path);
 /* PATH names an open descriptor (/dev/stdout, /dev/fd/N, ...): written through it. */

@@ -58,10 +58,47 @@ int clcg_out_open_direct(const char *path)
     return fd >= 0 ? dup(fd) : open(path, O_WRONLY);
 }
 
+char *clcg_link_end(const char *path)
+{
+    char *cur = strdup(path);
+    for (int depth = 0; cur; depth++) {
+        struct stat sl;
+        char link[4096], *next;
+        if (lstat(cur, &sl) != 0 || !S_ISLNK(sl.st_mode))
+            return cur;
+        if (depth == 40) {   /* as many as the kernel follows before ELOOP */
+            free(cur);
+            errno = ELOOP;
+            return NULL;
+        }
+        if ((next = realpath(cur, NULL))) {   /* the chain ends at a file that exists */
+            free(cur);
+            return next;
+        }
+        /* a dangling link: the name it holds, beside the link when relative */
+        const ssize_t k = readlink(cur, link, sizeof link - 1);
+        if (k <= 0) {
+            free(cur);
+            errno = k < 0 ? errno : ENOENT;
+            return NULL;
+        }
+        link[k] = '\0';
+        const char *slash = strrchr(cur, '/');
+        const size_t dir = link[0] != '/' && slash ? (size_t)(slash - cur) + 1 : 0;
+        next = malloc(dir + (size_t)k + 1);
+        if (next) {
+            memcpy(next, cur, dir);
+            memcpy(next + dir, link, (size_t)k + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    return NULL;
+}
+
 clcg_status clcg_out_target(const char *path, char **target, int *direct)
 {
-    struct stat sl, sf;
-    char *t = NULL;
+    struct stat sf;
     const int exists = stat(path, &sf) == 0;
     *target = NULL;
     *direct = 0;
@@ -71,27 +108,8 @@ clcg_status clcg_out_target(const char *path, char **target, int *direct)
         *direct = 1;
         return CLCG_OK;
     }
-    if (lstat(path, &sl) == 0 && S_ISLNK(sl.st_mode)) {
-        t = realpath(path, NULL);
-        if (!t) {   /* a dangling link: the file it names, beside the link when relative */
-            char link[4096];
-            ssize_t k = readlink(path, link, sizeof link - 1);
-            const char *slash = strrchr(path, '/');
-            size_t dir = k > 0 && link[0] != '/' && slash ? (size_t)(slash - path) + 1 : 0;
-            if (k > 0) {
-                link[k] = '\0';
-                CLCG_CALL(clcg_malloc(&t, dir + (size_t)k + 1, 1, "a file name"));
-                memcpy(t, path, dir);
-                memcpy(t + dir, link, (size_t)k + 1);
-            }
-        }
-    }
-    if (!t) {
-        size_t n = strlen(path) + 1;
-        CLCG_CALL(clcg_malloc(&t, n, 1, "a file name"));
-        memcpy(t, path, n);
-    }
-    *target = t;
+    if (!(*target = clcg_link_end(path)))
+        return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: %s", path, strerror(errno));
     return CLCG_OK;
 }
 

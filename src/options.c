@@ -1,5 +1,4 @@
 /* Command-line parsing (getopt_long, GNU style) and --help text. */
-#define _DEFAULT_SOURCE   /* realpath */
 #include "options.h"
 #include "config.h"
 
@@ -295,22 +294,29 @@ typedef struct {
 
 /* a and b name one file: both exist as the same regular file (devices such as /dev/null
  * and descriptors are written through, so two outputs may share one), or neither exists
- * and they name the same entry of the same directory */
+ * and they name the same entry of the same directory, once dangling symbolic links are
+ * followed to the names the files will be made under */
 static int same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
-    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0, same = 0;
     char da[4096], db[4096];
-    const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
     if (ea || eb)
         return ea && eb && S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_dev == sb.st_dev &&
                sa.st_ino == sb.st_ino;
-    clcg_dir_of(a, da, sizeof da);
-    clcg_dir_of(b, db, sizeof db);
-    ba = ba ? ba + 1 : a;
-    bb = bb ? bb + 1 : b;
-    return !strcmp(ba, bb) && stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    char *ra = clcg_link_end(a), *rb = clcg_link_end(b);
+    if (ra && rb) {
+        const char *ba = strrchr(ra, '/'), *bb = strrchr(rb, '/');
+        clcg_dir_of(ra, da, sizeof da);
+        clcg_dir_of(rb, db, sizeof db);
+        ba = ba ? ba + 1 : ra;
+        bb = bb ? bb + 1 : rb;
+        same = !strcmp(ba, bb) && stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev &&
+               sa.st_ino == sb.st_ino;
+    }
+    free(ra);
+    free(rb);
+    return same;
 }
 
 #define TMP_EXTRA 24   /* what a temporary name adds to a path (".tmp." and a pid) */
@@ -355,10 +361,12 @@ static clcg_status check_paths(const clcg_options *o)
         }
         if (clcg_out_is_descriptor(all[i].path))
             continue;       /* /dev/stdout redirected to a file: written through the descriptor */
-        {   /* a symbolic link: the file is made beside its target */
-            char *real = realpath(all[i].path, NULL);
-            clcg_dir_of(real ? real : all[i].path, dir, sizeof dir);
-            free(real);
+        {   /* a symbolic link: the file is made beside where its chain ends */
+            char *end = clcg_link_end(all[i].path);
+            if (!end)
+                return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: %s", all[i].path, strerror(errno));
+            clcg_dir_of(end, dir, sizeof dir);
+            free(end);
         }
         if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
             return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: no directory %s", all[i].path, dir);

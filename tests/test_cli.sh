@@ -105,6 +105,22 @@ cmp -s "$t/in.mtx" "$t/in.orig" && cmp -s "$t/b.mtx" "$t/b.orig" && [ ! -e "$t/s
 ok $? "the inputs are untouched and nothing was written"
 ln -s "$t/in.mtx" "$t/link.mtx"
 usage_error "-o onto a link to the matrix" "$t/in.mtx" -o "$t/link.mtx"
+# a link to a file not there yet leads where the output will be made: two outputs meet there
+ln -s new.out "$t/dangling"; ln -s dangling "$t/dangling2"; mkdir "$t/sub"; ln -s ../new.out "$t/sub/up"
+usage_error "-o and --json a dangling link to it" "$t/in.mtx" -o "$t/new.out" --json "$t/dangling"
+usage_error "--json and -o a dangling link to it" "$t/in.mtx" --json "$t/new.out" -o "$t/dangling"
+usage_error "-o and --json a chain of two dangling links to it" "$t/in.mtx" -o "$t/new.out" --json "$t/dangling2"
+usage_error "--json and -o a dangling link from a subdirectory to it" "$t/in.mtx" --json "$t/new.out" -o "$t/sub/up"
+[ ! -e "$t/new.out" ] && [ -L "$t/dangling" ] && [ -L "$t/dangling2" ]
+ok $? "dangling links: nothing written, the links kept"
+"$CLCG_BIN" "$t/in.mtx" -o "$t/dangling2" -q; rc=$?
+[ $rc -eq 0 ] && [ -L "$t/dangling" ] && [ -L "$t/dangling2" ] && [ "$(sed -n 1p "$t/new.out" | cut -c1-14)" = "%%MatrixMarket" ]
+ok $? "-o onto a chain of dangling links: the file made where it ends, both links kept (rc=$rc)"
+ln -s loop2 "$t/loop1"; ln -s loop1 "$t/loop2"
+"$CLCG_BIN" "$t/in.mtx" -o "$t/loop1" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ ! -s "$t/out" ] && [ -L "$t/loop1" ] && [ -L "$t/loop2" ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
+  grep -q "loop1: cannot create the file: Too many levels of symbolic links" "$t/err"
+ok $? "-o onto a loop of links: exit 3 before solving, the links kept (rc=$rc: $(head -c 120 "$t/err"))"
 # an output that cannot be made is found before the solve (exit 3, the file named)
 "$CLCG_BIN" --generate poisson2d:6 --json "$t/nodir/r.json" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ ! -s "$t/out" ] && grep -q "r.json: cannot create the file: no directory" "$t/err"
