@@ -1428,7 +1428,8 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
     st = clcg_malloc(&d, (size_t)p->A.ncols + 1, sizeof *d, "correction");
     CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
     /* each round makes the residual of the corrected x, into d */
-    const double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0, tol2 = (rtol * bnorm) * (rtol * bnorm);
+    const double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0,
+                 tol2 = fmax((rtol * bnorm) * (rtol * bnorm), CLCG_RR_FLOOR);
     for (int k = 0; k < REFINE && res->true_residual > CLCG_TRUE_SLACK * rtol; k++) {
         clcg_solve_result rc = *res;
         int64_t run = 0;
@@ -1627,7 +1628,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         MPI_Allreduce(MPI_IN_PLACE, &bb, 1, MPI_DOUBLE, MPI_SUM, comm);
         res->bnorm = sqrt(bb);
         const double bnorm = bb > 0.0 ? sqrt(bb) : 1.0;
-        const double tol2 = (o->rtol * bnorm) * (o->rtol * bnorm);
+        const double tol2 = fmax((o->rtol * bnorm) * (o->rtol * bnorm), CLCG_RR_FLOOR);
         /* --repeat R: one untimed warm-up solve, then R timed ones; the median is reported */
         const int reps = o->repeat > 1 ? o->repeat : 1;
         double times[CLCG_MAX_REPEATS];

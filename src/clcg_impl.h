@@ -4,6 +4,8 @@
 
 #include "clcg.h"
 
+#include <float.h>
+
 #include <math.h>
 
 /* ---- communication plan for the ghost entries of p (built once) ---- */
@@ -77,6 +79,10 @@ int clcg_breakdown_at_limit(const clcg_solve_result *res);
 #define CLCG_TRUE_SLACK 2.0
 /* Residuals below this are as far as double precision goes (solve.c, problem.c). */
 #define CLCG_LIMIT_REL 1e-12
+/* The device solves stop once r'r is below this (2^-970) even when --rtol asks for less:
+ * the products r_i z_i then fall below double's normal range, r'z keeps fewer and fewer
+ * digits, and CG can wander there without end instead of reaching an exact 0. */
+#define CLCG_RR_FLOOR (DBL_MIN / DBL_EPSILON)
 
 /* Host reference CG / Jacobi-PCG in double, distributed over the ranks of the halo's
  * communicator.  x (ncols entries) is the initial guess on entry, the solution on exit. */

@@ -128,6 +128,17 @@ for how in "" --reference "--variant single-reduction" "--variant pipelined"; do
   [ $rc -eq 0 ] && grep -q 'to the limit of double precision' "$t/out" && le "$r" $lim
   ok $? "--rtol 1e-300 ${how:-(device)}: converged to the limit (rc=$rc), true residual $r <= $lim $(head -c 100 "$t/err")"
 done
+# ... and ends at its own count, not at --max-iterations: on poisson2d:30 a correction solve
+# came to r'r ~ 1e-322, where r'z keeps no digits and never reaches 0, and wandered there until
+# the limit (10000 iterations by default, 4000 if given: each "converged" at the limit)
+for v in standard single-reduction pipelined; do   # p2d.mtx: poisson2d:30
+  "$CLCG_BIN" "$t/p2d.mtx" --variant $v --rtol 1e-300 --json "$t/a.json" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  "$CLCG_BIN" "$t/p2d.mtx" --variant $v --rtol 1e-300 --max-iterations 8000 --json "$t/b.json" -q; rc2=$?
+  a=$(json_num "$t/a.json" iterations); b=$(json_num "$t/b.json" iterations); r=$(residual "$t/p2d.mtx" "$t/x.mtx")
+  [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ "$a" = "$b" ] && [ "$a" -lt 8000 ] && le "$r" 1e-14 &&
+    grep -q 'to the limit of double precision' "$t/out"
+  ok $? "--rtol 1e-300, $v, poisson2d:30: $a iterations with the default limit, $b with 8000, true residual $r (rc=$rc/$rc2)"
+done
 # the pipelined recurrences drift from b - Ax: once its recursive residual meets --rtol, the
 # true one is checked and corrections A d = b - Ax solved until it meets it too (it stopped
 # with the true residual 40 times --rtol before)
