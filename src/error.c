@@ -195,14 +195,21 @@ void clcg_tmp_file(const char *path)
     }
 }
 
-static const int guarded[3] = {SIGTERM, SIGINT, SIGHUP};
-static struct sigaction before[3];   /* what the signal did before: done after the removal */
+/* The signals whose default ends the process and that a job may be sent (scancel, a time
+ * limit, SLURM's --signal without B:, a CPU or file size limit).  The first three are taken
+ * over unless ignored (their handlers, MPI's among them, end the process); the others only
+ * where they still end it: a library that handles one (an OpenCL runtime catches SIGUSR1)
+ * lets the process go on, and then the file being written must stay. */
+static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ};
+#define NGUARDED ((int)(sizeof guarded / sizeof guarded[0]))
+#define NALWAYS 3
+static struct sigaction before[NGUARDED];   /* what the signal did before: done after the removal */
 
 static void tmp_remove(int sig)
 {
     if (tmp_set)
         unlink(tmp_path);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NGUARDED; i++)
         if (guarded[i] == sig)
             sigaction(sig, &before[i], NULL);
     raise(sig);
@@ -210,12 +217,14 @@ static void tmp_remove(int sig)
 
 void clcg_tmp_guard(void)
 {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NGUARDED; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = tmp_remove;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(guarded[i], NULL, &before[i]) == 0 && before[i].sa_handler != SIG_IGN)
+        if (sigaction(guarded[i], NULL, &before[i]) != 0 || before[i].sa_handler == SIG_IGN)
+            continue;
+        if (i < NALWAYS || (before[i].sa_handler == SIG_DFL && !(before[i].sa_flags & SA_SIGINFO)))
             sigaction(guarded[i], &sa, NULL);
     }
 }

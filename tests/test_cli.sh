@@ -210,14 +210,20 @@ long="$t/$(printf '%0250d' 0 | tr 0 a)"
 [ $rc -eq 0 ] && [ -s "$long" ] && [ "$(ls -A "$t" | grep -c 'clcg-\|tmp\.')" -eq 0 ]
 ok $? "--write-matrix to a 250-character name: written, no temporary left (rc=$rc $(head -c 100 "$t/err"))"
 rm -f "$long"
-# a job cancelled while writing (SIGTERM): the temporary file is removed
+# a job cancelled while writing (SIGTERM), or sent another signal that ends it (SLURM's
+# --signal=USR1 without B: reaches the steps; a CPU time limit): the temporary file is removed
+# (under mpiexec, the signal sent to the rank, whose pid the temporary name carries; a
+# singleton's MPI library catches SIGUSR1 itself and lets the process go on)
 mkdir "$t/sig"
-"$CLCG_BIN" --generate poisson3d:100 --write-matrix "$t/sig/A.mtx" -q & pid=$!
-i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
-seen=$(ls "$t/sig" | grep -c tmp)
-kill -TERM $pid; wait $pid; rc=$?
-[ "$seen" -eq 1 ] && [ $rc -eq 143 ] && [ -z "$(ls -A "$t/sig")" ]
-ok $? "SIGTERM while --write-matrix writes: the temporary file is gone (rc=$rc, seen $seen, left: $(ls -A "$t/sig"))"
+for sig in TERM USR1 XCPU; do
+  $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson3d:100 --write-matrix "$t/sig/A.mtx" -q & pid=$!
+  i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+  seen=$(ls "$t/sig" | grep -c tmp)
+  kill -$sig "$(ls "$t/sig" | sed -n 's/.*\.tmp\.//p')"; wait $pid; rc=$?
+  [ "$seen" -eq 1 ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = "$sig" ] && [ -z "$(ls -A "$t/sig")" ]
+  ok $? "SIG$sig while --write-matrix writes: ended by it, the temporary file is gone (rc=$rc, seen $seen, left: $(ls -A "$t/sig"))"
+  rm -f "$t/sig/"*
+done
 
 # a matrix whose name is not UTF-8 (a file name in another encoding): the JSON record stays
 # valid JSON, the stray bytes as U+FFFD, valid UTF-8 and escapes kept as they are
