@@ -2,6 +2,8 @@
 #include "ocl.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 #include <ctype.h>
 
@@ -88,6 +90,36 @@ static int type_matches(const clcg_devinfo *d, const char *type)
     return !strcmp(type, "gpu") ? d->is_gpu : !d->is_gpu;
 }
 
+/* PoCL lists no device when the folder of its kernel cache cannot be made or written
+ * (POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl): then that is said. */
+static void pocl_cache_hint(char *out, size_t len)
+{
+    const char *pd = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[4096];
+    struct stat sb;
+    if (pd && *pd)
+        snprintf(dir, sizeof dir, "%s", pd);
+    else if (xdg && *xdg)
+        snprintf(dir, sizeof dir, "%s/pocl", xdg);
+    else if (home && *home)
+        snprintf(dir, sizeof dir, "%s/.cache/pocl", home);
+    else
+        return;
+    for (;;) {   /* the folder, or the nearest of its parents that exists */
+        if (stat(dir, &sb) == 0) {
+            if (!S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0)
+                snprintf(out, len, ": PoCL needs a writable folder for its kernel cache, and %s is %s; "
+                         "set POCL_CACHE_DIR (or XDG_CACHE_HOME) to one", dir,
+                         S_ISDIR(sb.st_mode) ? "not writable" : "not a folder");
+            return;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+            return;
+        *slash = '\0';
+    }
+}
+
 clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_devinfo **list,
                                   int *count)
 {
@@ -97,6 +129,7 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
     int n = 0, cap = 0, ngpu = 0;
     *list = NULL;
     *count = 0;
+    int pocl_empty = 0;   /* PoCL's platform is there and lists no device */
     cl_int e = clGetPlatformIDs(32, plats, &np);
     if (e == -1001 || (e == CL_SUCCESS && np == 0))
         return clcg_error(CLCG_ERR_DEVICE,
@@ -111,8 +144,10 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
         clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
         if (platform && !contains_nocase(pname, platform))
             continue;
-        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS)
+        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS || nd == 0) {
+            pocl_empty |= contains_nocase(pname, "Portable Computing Language");
             continue;
+        }
         for (cl_uint j = 0; j < nd && j < 64; j++) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 8;
@@ -138,10 +173,13 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
         if (type_matches(&all[i], type))
             all[m++] = all[i];
     if (m == 0) {
+        char hint[4400] = "";
         free(all);
-        return clcg_error(CLCG_ERR_DEVICE, "no OpenCL %s device found%s%s (see --list-devices)",
-                          !strcmp(type, "all") ? "" : type, platform ? " on a platform matching " : "",
-                          platform ? platform : "");
+        if (pocl_empty)
+            pocl_cache_hint(hint, sizeof hint);
+        return clcg_error(CLCG_ERR_DEVICE, "no OpenCL %s%sdevice found%s%s (see --list-devices)%s",
+                          !strcmp(type, "all") ? "" : type, !strcmp(type, "all") ? "" : " ",
+                          platform ? " on a platform matching " : "", platform ? platform : "", hint);
     }
     *list = all;
     *count = m;

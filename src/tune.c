@@ -112,14 +112,16 @@ static int cache_lookup(const clcg_slice *s, const char *path, const char *key, 
     return found;
 }
 
-static void cache_store(const char *path, const char *key, const clcg_launch *L)
+/* 1: the line is in the cache; 0: it could not be written (that only costs a new search
+ * next time) */
+static int cache_store(const char *path, const char *key, const clcg_launch *L)
 {
     make_parent(path);
     FILE *f = open_regular(path, O_WRONLY | O_APPEND | O_CREAT, "a");
     if (!f)
-        return;   /* a cache we cannot write only costs a new search next time */
-    fprintf(f, "%s\t%lu %lu\n", key, (unsigned long)L->wg, (unsigned long)L->ng);
-    fclose(f);
+        return 0;
+    int ok = fprintf(f, "%s\t%lu %lu\n", key, (unsigned long)L->wg, (unsigned long)L->ng) > 0;
+    return (fclose(f) == 0) & ok;
 }
 
 /* Median device time (profiling events on a queue of its own) of a few launches of
@@ -256,17 +258,18 @@ clcg_status clcg_tune(clcg_slice *s, const char *cache, int force, int jacobi, c
     CLCG_CL(e);
     CLCG_CL(clFinish(s->dev.queue));
     clcg_status st = CLCG_OK;
+    int saved = 1;
     for (int i = 0; i < 2 && st == CLCG_OK; i++) {
         st = search(s, q, kids[i], &L[i]);
         if (st == CLCG_OK)
-            cache_store(path, key[i], &L[i]);
+            saved &= cache_store(path, key[i], &L[i]);
     }
     clReleaseCommandQueue(q);
     CLCG_CALL(st);
     s->spmv = L[0];
     s->vec = L[1];
     *seconds += MPI_Wtime() - t0;
-    snprintf(how, howlen, "searched (spmv %zux%zu, vector %zux%zu), saved in %s", L[0].wg, L[0].ng, L[1].wg,
-             L[1].ng, path);
+    snprintf(how, howlen, "searched (spmv %zux%zu, vector %zux%zu), %s %s", L[0].wg, L[0].ng, L[1].wg,
+             L[1].ng, saved ? "saved in" : "not saved: cannot write", path);
     return CLCG_OK;
 }

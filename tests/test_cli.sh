@@ -172,6 +172,20 @@ ok $? "--write-binary onto a device: exit 3 before loading (rc=$rc)"
 "$CLCG_BIN" --generate poisson2d:4 --tune-cache "$t/new/dir/tune.txt" -q; rc=$?
 [ $rc -eq 0 ] && [ -s "$t/new/dir/tune.txt" ]
 ok $? "--tune-cache in directories not there yet: made (rc=$rc)"
+# a cache that cannot be written costs only a new search next time; the record says so,
+# instead of "saved in" (a directory where the cache file would be)
+mkdir -p "$t/xdg/clcg-mpi/tune.txt"
+XDG_CACHE_HOME="$t/xdg" POCL_CACHE_DIR="$t/pocl" "$CLCG_BIN" --generate poisson2d:4 --tune --json "$t/tj.json" -q; rc=$?
+[ $rc -eq 0 ] && grep -q "\"tuning\": \"searched (.*), not saved: cannot write $t/xdg/clcg-mpi/tune.txt\"" "$t/tj.json"
+ok $? "--tune with a cache that cannot be written: solved, the record says not saved (rc=$rc: $(grep -o '"tuning": "[^"]*' "$t/tj.json"))"
+# PoCL lists no device when its kernel cache has no usable folder: the message says so
+if CLCG_DEVICE_TYPE=all "$CLCG_BIN" --list-devices 2>/dev/null | grep -q "Portable Computing Language"; then
+  (unset POCL_CACHE_DIR; CLCG_DEVICE_TYPE=cpu XDG_CACHE_HOME=/dev/null "$CLCG_BIN" --generate poisson2d:4 >"$t/out" 2>"$t/err"); rc=$?
+  [ $rc -eq 5 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "no OpenCL cpu device found (see --list-devices): PoCL needs a writable folder for its kernel cache, and /dev/null is not a folder" "$t/err"
+  ok $? "XDG_CACHE_HOME=/dev/null under PoCL: exit 5, the cache folder named (rc=$rc: $(head -c 200 "$t/err"))"
+else
+  skip "PoCL's kernel cache folder" "no PoCL platform here"
+fi
 # a tuning cache that is not a regular file would never end (/dev/zero) or never open (a FIFO)
 [ -p "$t/fifo" ] || mkfifo "$t/fifo"   # made above for -o
 for c in /dev/zero "$t/fifo"; do
