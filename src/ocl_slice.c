@@ -341,8 +341,19 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         long lim[NBINS] = {BIN_SHORT_MAX, BIN_MEDIUM_MAX, 1L << 40};
         unsigned vsb[NBINS] = {4, 32, 256};   /* measured best on an H200 (bench/RESULTS.md) */
         const char *env = getenv("CLCG_BINS");   /* development: SHORT_MAX:VS0,MEDIUM_MAX:VS1,VS2 */
-        if (env)
-            sscanf(env, "%ld:%u,%ld:%u,%u", &lim[0], &vsb[0], &lim[1], &vsb[1], &vsb[2]);
+        if (env) {   /* team sizes must be powers of two: the kernels halve them in their sums */
+            int used = 0;
+            const int got = sscanf(env, "%ld:%u,%ld:%u,%u%n", &lim[0], &vsb[0], &lim[1], &vsb[1], &vsb[2], &used);
+            int good = got == 5 && env[used] == '\0' && lim[0] >= 0 && lim[1] >= lim[0];
+            for (int b = 0; b < NBINS; b++)
+                good &= vsb[b] >= 1 && vsb[b] <= 1024 && (vsb[b] & (vsb[b] - 1)) == 0;
+            if (!good) {
+                st = clcg_error(CLCG_ERR_USAGE, "CLCG_BINS=%.100s: expected SHORT_MAX:VS0,MEDIUM_MAX:VS1,VS2 "
+                                "(row lengths 0 <= SHORT_MAX <= MEDIUM_MAX; team sizes powers of two "
+                                "from 1 to 1024)", env);
+                goto out;
+            }
+        }
         CLCG_CHECK(st, clcg_malloc(&lst, (size_t)n + 1, sizeof *lst, "row bins"), out);
         for (int b = 0; b < NBINS && st == CLCG_OK; b++) {
             int64_t m = 0;
