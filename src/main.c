@@ -64,8 +64,10 @@ static clcg_status binary_to_mm(const clcg_options *o)
     clcg_dist_info info;
     memset(&info, 0, sizeof info);
     clcg_status st = clcg_dist_read_binary(MPI_COMM_SELF, o->matrix, o->symmetry_check, row_begin, &A, &gcol, &info);
-    if (st == CLCG_OK && (gcol || A.n > INT32_MAX))
+    if (st == CLCG_OK && A.n > INT32_MAX)
         st = clcg_error(CLCG_ERR_INPUT, "%s: %lld rows: too many for --write-matrix", o->matrix, (long long)A.n);
+    for (int64_t k = 0; st == CLCG_OK && gcol && k < A.nnz; k++)   /* a file with 64-bit columns */
+        A.colind[k] = (int32_t)gcol[k];   /* each < n <= INT32_MAX, checked by the reader */
     A.ncols = A.n;   /* no halo set up: the columns are global */
     /* both triangles are stored; one whose symmetry was never checked is written whole */
     const int sym = !info.unchecked;
