@@ -138,6 +138,9 @@ static clcg_status check_rows(const char *path, const clcg_csr *a)
                                   (int64_t)a->colind[t] + 1, show(a->val[t], sd));
         t = find(a, i, (int32_t)i);
         d = t >= 0 ? a->val[t] : 0.0;
+        if (t < 0)
+            return clcg_error(CLCG_ERR_NOT_SPD, "%s: row %" PRId64 " has no diagonal entry: the matrix is "
+                              "not positive definite", path, i + 1);
         if (!(d > 0))
             return clcg_error(CLCG_ERR_NOT_SPD, "%s: diagonal entry A(%" PRId64 ",%" PRId64
                               ") = %s is not positive: the matrix is not positive definite",

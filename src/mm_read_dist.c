@@ -1205,7 +1205,7 @@ static clcg_status check_symmetric(const char *path, const rows_t *a, const rows
 
 /* Rows [lo, hi) of a block: 0, or 1 + the first row (local) that is empty, holds a value
  * that is not finite (duplicates summed past double range: *bad_col its column) or whose
- * diagonal is not positive (*bad_col -1). */
+ * diagonal is not positive (*bad_col -1) or missing (*bad_col -2). */
 static int64_t first_bad_row(int64_t row0, int64_t lo, int64_t hi, const int64_t *rowptr, const clcg_gidx *gcol,
                              const int32_t *col32, const double *val, double *dval, int64_t *bad_col)
 {
@@ -1229,9 +1229,11 @@ static int64_t first_bad_row(int64_t row0, int64_t lo, int64_t hi, const int64_t
             else
                 b = mid;
         }
-        const double d = (a < end && (gcol ? gcol[a] : col32[a]) == i) ? val[a] : 0.0;
+        const int has = a < end && (gcol ? gcol[a] : col32[a]) == i;
+        const double d = has ? val[a] : 0.0;
         if (!(d > 0)) {
             *dval = d;
+            *bad_col = has ? -1 : -2;
             return li + 1;
         }
     }
@@ -1274,6 +1276,9 @@ clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
         char sd[32];
         if (rowptr[li] == rowptr[li + 1])
             st = clcg_error(CLCG_ERR_NOT_SPD, "%s: row %" PRId64 " is empty: the matrix is singular", path, i + 1);
+        else if (j->bad_col[c] == -2)
+            st = clcg_error(CLCG_ERR_NOT_SPD, "%s: row %" PRId64 " has no diagonal entry: the matrix is not "
+                            "positive definite", path, i + 1);
         else if (j->bad_col[c] >= 0)
             st = clcg_error(CLCG_ERR_INPUT, "%s: A(%" PRId64 ",%" PRId64 ") = %s: its duplicate entries sum "
                             "beyond double precision", path, i + 1, j->bad_col[c] + 1,
