@@ -104,6 +104,31 @@ for pr in poisson3d:010 poisson3d:64,64,64,9 poisson2d:08 poisson3d:64,,64; do
   [ $? -eq 2 ] && [ ! -s "$t/srun" ]
   check $? "weak-scaling refuses CLCG_PROBLEM=$pr" "$t/dry"
 done
+# sizes past bash's 64-bit arithmetic (times the rank count): refused, not wrapped around
+# (poisson3d:2,2,99999999999999999999 came out as ...,7766279631452241919, then negative)
+for pr in poisson3d:2,2,99999999999999999999 poisson3d:4,4,4611686018427387904 poisson2d:1234567890; do
+  (CLCG_PROBLEM=$pr; export CLCG_PROBLEM; dry weak-scaling.sbatch --nodes 1 --gpus-per-node 4)
+  [ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "has more than 9 digits" "$t/dry"
+  check $? "weak-scaling refuses CLCG_PROBLEM=$pr" "$t/dry"
+  bash "$scaling/run-series.sh" --dry-run --weak --ranks 2 --bin clcg-mpi --size $pr --out "$t/d9" >"$t/dry" 2>&1
+  [ $? -eq 2 ] && grep -q "has more than 9 digits" "$t/dry" && ! grep -q "^mpiexec\|--generate" "$t/dry"
+  check $? "run-series.sh refuses --size $pr" "$t/dry"
+done
+dry strong-scaling.sbatch --nodes 1234567 --gpus-per-node 4
+[ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "at most 6" "$t/dry"
+check $? "strong-scaling refuses --nodes 1234567" "$t/dry"
+# no rank count or exchange mode at all: refused, not a series that runs nothing and says 0
+for v in "CLCG_RANKS= , :strong-scaling.sbatch" "CLCG_RANKS=,:weak-scaling.sbatch" "CLCG_EXCHANGE= :one-node.sbatch" \
+         "CLCG_EXCHANGE=,:multi-node.sbatch" "CLCG_EXCHANGE= , :strong-scaling.sbatch"; do
+  (export "${v%%:*}"; CLCG_PROBLEM=poisson3d:64; export CLCG_PROBLEM; dry "${v##*:}" --nodes 1 --gpus-per-node 4)
+  [ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "names no" "$t/dry"
+  check $? "${v##*:} refuses ${v%%:*}" "$t/dry"
+done
+for a in "--ranks ''" "--ranks ' , '" "--exchange ''" "--exchange ' , '"; do
+  eval "bash \"\$scaling/run-series.sh\" --dry-run --bin clcg-mpi --size poisson3d:8 --out \"\$t/d9\" $a" >"$t/dry" 2>&1
+  [ $? -eq 2 ] && grep -q "no .* given" "$t/dry"
+  check $? "run-series.sh refuses $a" "$t/dry"
+done
 MPIEXEC=true bash "$scaling/run-series.sh" --weak --ranks 1,2 --bin clcg-mpi --size poisson3d:08 --out "$t/d8" >"$t/dry" 2>&1
 [ $? -ne 0 ] && grep -q "bad size" "$t/dry"
 check $? "run-series.sh refuses a size of 08 (it ran nothing and said 0)" "$t/dry"

@@ -64,10 +64,12 @@ extra=("$@")   # what is left goes to clcg-mpi
 case $series in strong|weak) ;; *) die "series must be strong or weak, not '$series'" ;; esac
 ranks=$(echo "$ranks" | tr ',' ' ')
 exchanges=$(echo "$exchanges" | tr ',' ' ')
+[ -n "${ranks// /}" ] || die "no rank counts given (--ranks)"
+[ -n "${exchanges// /}" ] || die "no exchange modes given (--exchange)"
 for p in $ranks; do
-  case $p in ''|*[!0-9]*|0*) die "rank count '$p' is not a positive integer (no leading zero)" ;; esac
+  case $p in ''|*[!0-9]*|0*|???????*) die "rank count '$p' is not a positive integer (no leading zero, at most 6 digits)" ;; esac
 done
-case $repeats in ''|*[!0-9]*|0*) die "repeats '$repeats' is not a positive integer (no leading zero)" ;; esac
+case $repeats in ''|*[!0-9]*|0*|???????*) die "repeats '$repeats' is not a positive integer (no leading zero, at most 6 digits)" ;; esac
 
 # problem_args P: set pargs to the clcg-mpi arguments naming the problem on P ranks
 problem_args() {
@@ -81,6 +83,7 @@ problem_args() {
   kind=${problem%%:*}
   case ${problem#*:} in   # positive counts without leading zeros: N, NX,NY or NX,NY,NZ
     ''|*[!0-9,]*|*,,*|,*|*,|0*|*,0*) die "bad size in '$problem'" ;;
+    *[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]*) die "a size in '$problem' has more than 9 digits" ;;
   esac
   case $kind:${problem#*:} in
     poisson2d:*,*,*|poisson3d:*,*,*,*) die "too many sizes in '$problem'" ;;
