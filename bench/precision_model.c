@@ -133,7 +133,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s MATRIX.mtx [RTOL]\n", argv[0]);
         return 2;
     }
-    const double rtol = argc > 2 ? strtod(argv[2], NULL) : 1e-8;
+    char *end = NULL;
+    const double rtol = argc > 2 ? strtod(argv[2], &end) : 1e-8;
+    if (argc > 2 && (end == argv[2] || *end || !(rtol > 0.0 && rtol < 1.0))) {
+        fprintf(stderr, "precision_model: RTOL '%s' is not a number in (0, 1)\n", argv[2]);
+        return 2;
+    }
     clcg_mm_header h;
     clcg_coo t = {0};
     clcg_csr csr = {0};

@@ -254,7 +254,8 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
         off = 0;
     /* 32-bit columns where they fit (tests: CLCG_BINARY_WIDE=1 writes 64-bit ones, as a matrix
        of 2^31 rows or more has, so that reading them is tested on small files) */
-    const int wide = A->n > INT32_MAX || (getenv("CLCG_BINARY_WIDE") && *getenv("CLCG_BINARY_WIDE") == '1');
+    int wide = A->n > INT32_MAX || (getenv("CLCG_BINARY_WIDE") && *getenv("CLCG_BINARY_WIDE") == '1');
+    MPI_Bcast(&wide, 1, MPI_INT, 0, comm);   /* rank 0's header decides for all */
     if (make_layout(A->n, nnz, (wide ? 0 : BIN_FLAG_INT32) | (checked ? 0 : BIN_FLAG_UNCHECKED), BIN_BLOCK, &L) != 0)
         return clcg_error(CLCG_ERR_INPUT, "%s: the matrix (n = %" PRId64 ", nnz = %" PRId64
                           ") is too large for the binary format", path, A->n, nnz);

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -185,6 +186,51 @@ static void *run_range(void *arg)
 static char tmp_path[4096];
 static volatile sig_atomic_t tmp_set;
 
+/* The signals whose default ends the process and that a job may be sent (scancel, a time
+ * limit, SLURM's --signal without B:, a CPU or file size limit).  The first NALWAYS are taken
+ * over from the start unless ignored (their handlers, MPI's among them, end the process).
+ * The others only while a temporary file exists, and only where they would end the process
+ * then: a library that handles one (an OpenCL runtime catches SIGUSR1) lets the process go
+ * on, and then the file being written must stay. */
+static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ};
+#define NGUARDED ((int)(sizeof guarded / sizeof guarded[0]))
+#define NALWAYS 3
+static struct sigaction before[NGUARDED];   /* what the signal did before: done after the removal */
+static volatile sig_atomic_t taken[NGUARDED];   /* tmp_remove is the handler of guarded[i] */
+
+static void tmp_remove(int sig)
+{
+    const int saved = errno;   /* should the handler before ours return */
+    if (tmp_set)
+        unlink(tmp_path);
+    for (int i = 0; i < NGUARDED; i++)
+        if (guarded[i] == sig) {
+            sigaction(sig, &before[i], NULL);
+            taken[i] = 0;
+        }
+    raise(sig);   /* pending until this handler returns, then to what was there before */
+    errno = saved;
+}
+
+static void take(int i)
+{
+    struct sigaction sa;
+    if (taken[i] || sigaction(guarded[i], NULL, &before[i]) != 0 || before[i].sa_handler == SIG_IGN)
+        return;
+    if (i >= NALWAYS && (before[i].sa_handler != SIG_DFL || (before[i].sa_flags & SA_SIGINFO)))
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = tmp_remove;
+    sigemptyset(&sa.sa_mask);
+    taken[i] = sigaction(guarded[i], &sa, NULL) == 0;
+}
+
+void clcg_tmp_guard(void)
+{
+    for (int i = 0; i < NALWAYS; i++)
+        take(i);
+}
+
 void clcg_tmp_file(const char *path)
 {
     tmp_set = 0;
@@ -192,41 +238,15 @@ void clcg_tmp_file(const char *path)
         memcpy(tmp_path, path, strlen(path) + 1);
         atomic_signal_fence(memory_order_seq_cst);   /* the name before the flag */
         tmp_set = 1;
+        for (int i = NALWAYS; i < NGUARDED; i++)   /* as they stand now */
+            take(i);
+        return;
     }
-}
-
-/* The signals whose default ends the process and that a job may be sent (scancel, a time
- * limit, SLURM's --signal without B:, a CPU or file size limit).  The first three are taken
- * over unless ignored (their handlers, MPI's among them, end the process); the others only
- * where they still end it: a library that handles one (an OpenCL runtime catches SIGUSR1)
- * lets the process go on, and then the file being written must stay. */
-static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ};
-#define NGUARDED ((int)(sizeof guarded / sizeof guarded[0]))
-#define NALWAYS 3
-static struct sigaction before[NGUARDED];   /* what the signal did before: done after the removal */
-
-static void tmp_remove(int sig)
-{
-    if (tmp_set)
-        unlink(tmp_path);
-    for (int i = 0; i < NGUARDED; i++)
-        if (guarded[i] == sig)
-            sigaction(sig, &before[i], NULL);
-    raise(sig);
-}
-
-void clcg_tmp_guard(void)
-{
-    for (int i = 0; i < NGUARDED; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = tmp_remove;
-        sigemptyset(&sa.sa_mask);
-        if (sigaction(guarded[i], NULL, &before[i]) != 0 || before[i].sa_handler == SIG_IGN)
-            continue;
-        if (i < NALWAYS || (before[i].sa_handler == SIG_DFL && !(before[i].sa_flags & SA_SIGINFO)))
-            sigaction(guarded[i], &sa, NULL);
-    }
+    for (int i = NALWAYS; i < NGUARDED; i++)
+        if (taken[i]) {
+            sigaction(guarded[i], &before[i], NULL);
+            taken[i] = 0;
+        }
 }
 
 static int sharers = 1;   /* processes of this job on this node */

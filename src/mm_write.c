@@ -65,7 +65,8 @@ char *clcg_link_end(const char *path)
         struct stat sl;
         char link[4096], *next;
         if (lstat(cur, &sl) != 0 || !S_ISLNK(sl.st_mode))
-            return cur;
+            return cur;   /* nothing there (the name the file is made under; one too long is
+                             named by the caller's checks), or no link */
         if (depth == 40) {   /* as many as the kernel follows before ELOOP */
             free(cur);
             errno = ELOOP;
@@ -78,8 +79,9 @@ char *clcg_link_end(const char *path)
         /* a dangling link: the name it holds, beside the link when relative */
         const ssize_t k = readlink(cur, link, sizeof link - 1);
         if (k <= 0) {
+            const int e = k < 0 ? errno : ENOENT;
             free(cur);
-            errno = k < 0 ? errno : ENOENT;
+            errno = e;
             return NULL;
         }
         link[k] = '\0';
@@ -93,6 +95,7 @@ char *clcg_link_end(const char *path)
         free(cur);
         cur = next;
     }
+    errno = ENOMEM;   /* strdup or malloc failed */
     return NULL;
 }
 
@@ -109,7 +112,8 @@ clcg_status clcg_out_target(const char *path, char **target, int *direct)
         return CLCG_OK;
     }
     if (!(*target = clcg_link_end(path)))
-        return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: %s", path, strerror(errno));
+        return clcg_error(errno == ENOMEM ? CLCG_ERR_MEMORY : CLCG_ERR_IO, "%s: cannot create the file: %s", path,
+                          strerror(errno));
     return CLCG_OK;
 }
 

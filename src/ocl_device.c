@@ -175,7 +175,7 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
     if (m == 0) {
         char hint[4400] = "";
         free(all);
-        if (pocl_empty)
+        if (pocl_empty && (!strcmp(type, "cpu") || !strcmp(type, "all")))   /* PoCL's device is a CPU */
             pocl_cache_hint(hint, sizeof hint);
         return clcg_error(CLCG_ERR_DEVICE, "no OpenCL %s%sdevice found%s%s (see --list-devices)%s",
                           !strcmp(type, "all") ? "" : type, !strcmp(type, "all") ? "" : " ",

@@ -361,22 +361,26 @@ static clcg_status check_paths(const clcg_options *o)
         }
         if (clcg_out_is_descriptor(all[i].path))
             continue;       /* /dev/stdout redirected to a file: written through the descriptor */
-        {   /* a symbolic link: the file is made beside where its chain ends */
+        {   /* a symbolic link: the file is made where its chain ends, under that name; a
+               path or name too long for it would fail only after the solve */
             char *end = clcg_link_end(all[i].path);
             if (!end)
-                return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: %s", all[i].path, strerror(errno));
+                return clcg_error(errno == ENOMEM ? CLCG_ERR_MEMORY : CLCG_ERR_IO, "%s: cannot create the file: %s",
+                                  all[i].path, strerror(errno));
+            const char *base = strrchr(end, '/');
+            const size_t plen = strlen(end), blen = strlen(base ? base + 1 : end);
             clcg_dir_of(end, dir, sizeof dir);
             free(end);
-        }
-        if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-            return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: no directory %s", all[i].path, dir);
-        {   /* a name the directory cannot hold would fail only after the solve */
-            const char *base = strrchr(all[i].path, '/');
-            long name_max = pathconf(dir, _PC_NAME_MAX);
-            base = base ? base + 1 : all[i].path;
-            if (name_max > 0 && (long)strlen(base) > name_max)
+            if (plen + TMP_EXTRA >= PATH_MAX)
+                return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: where its links lead, the path has %zu "
+                                  "characters, more than the %d the system allows (with a temporary name beside "
+                                  "it)", all[i].path, plen, PATH_MAX - 1 - TMP_EXTRA);
+            if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+                return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: no directory %s", all[i].path, dir);
+            const long name_max = pathconf(dir, _PC_NAME_MAX);
+            if (name_max > 0 && (long)blen > name_max)
                 return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: its name has %zu characters, "
-                                  "more than the %ld its directory allows", all[i].path, strlen(base), name_max);
+                                  "more than the %ld its directory allows", all[i].path, blen, name_max);
         }
         if (access(dir, W_OK | X_OK) != 0)
             return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: directory %s is not writable: %s",

@@ -64,8 +64,8 @@ extra=("$@")   # what is left goes to clcg-mpi
 case $series in strong|weak) ;; *) die "series must be strong or weak, not '$series'" ;; esac
 ranks=$(echo "$ranks" | tr ',' ' ')
 exchanges=$(echo "$exchanges" | tr ',' ' ')
-[ -n "${ranks// /}" ] || die "no rank counts given (--ranks)"
-[ -n "${exchanges// /}" ] || die "no exchange modes given (--exchange)"
+[ -n "${ranks//[[:space:],]/}" ] || die "no rank counts given (--ranks)"
+[ -n "${exchanges//[[:space:],]/}" ] || die "no exchange modes given (--exchange)"
 for p in $ranks; do
   case $p in ''|*[!0-9]*|0*|???????*) die "rank count '$p' is not a positive integer (no leading zero, at most 6 digits)" ;; esac
 done
