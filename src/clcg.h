@@ -102,6 +102,8 @@ int clcg_out_open_direct(const char *path);
 int clcg_out_is_descriptor(const char *path);
 /* The directory part of PATH ("." for none, "/" for the root) in buf. */
 void clcg_dir_of(const char *path, char *buf, size_t size);
+/* The last component of PATH (after its last '/'), pointing into PATH. */
+const char *clcg_base_of(const char *path);
 
 /* fn(ctx, lo, hi) over [0, n) cut into contiguous ranges, one per CPU this process may run
  * on (at most 32; in this thread when there is one CPU or a thread cannot start).  fn must

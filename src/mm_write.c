@@ -128,9 +128,15 @@ void clcg_dir_of(const char *path, char *buf, size_t size)
         snprintf(buf, size, "%.*s", (int)(slash - path), path);
 }
 
+const char *clcg_base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 void clcg_tmp_name(const char *target, long pid, char *out, size_t len)
 {
-    const char *slash = strrchr(target, '/'), *base = slash ? slash + 1 : target;
+    const char *base = clcg_base_of(target);
     if (strlen(base) + 24 <= 255)   /* NAME_MAX on common file systems */
         snprintf(out, len, "%s.tmp.%ld", target, pid);
     else   /* a name near the limit: a short one beside it */

@@ -306,12 +306,9 @@ static int same_file(const char *a, const char *b)
                sa.st_ino == sb.st_ino;
     char *ra = clcg_link_end(a), *rb = clcg_link_end(b);
     if (ra && rb) {
-        const char *ba = strrchr(ra, '/'), *bb = strrchr(rb, '/');
         clcg_dir_of(ra, da, sizeof da);
         clcg_dir_of(rb, db, sizeof db);
-        ba = ba ? ba + 1 : ra;
-        bb = bb ? bb + 1 : rb;
-        same = !strcmp(ba, bb) && stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev &&
+        same = !strcmp(clcg_base_of(ra), clcg_base_of(rb)) && stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev &&
                sa.st_ino == sb.st_ino;
     }
     free(ra);
@@ -367,8 +364,7 @@ static clcg_status check_paths(const clcg_options *o)
             if (!end)
                 return clcg_error(errno == ENOMEM ? CLCG_ERR_MEMORY : CLCG_ERR_IO, "%s: cannot create the file: %s",
                                   all[i].path, strerror(errno));
-            const char *base = strrchr(end, '/');
-            const size_t plen = strlen(end), blen = strlen(base ? base + 1 : end);
+            const size_t plen = strlen(end), blen = strlen(clcg_base_of(end));
             clcg_dir_of(end, dir, sizeof dir);
             free(end);
             if (plen + TMP_EXTRA >= PATH_MAX)
