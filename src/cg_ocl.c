@@ -380,7 +380,7 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
         /* the stop test of the last iterate */
         cl_kernel kc = s->k[K_CHECK];
         const int par = (int)(k & 1);
-        clcg_launch one = {s->vec.wg, 1};
+        clcg_launch one = {s->vec.wg, 1, 0};
         ARG(kc, 0, s->part_rr[par]);
         ARG(kc, 1, (cl_uint)s->vec.ng);
         ARG(kc, 2, s->part_rz[par]);
@@ -494,7 +494,7 @@ static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clc
     memset(v, 0, 8 * sizeof *v);
     for (int d = 0; d < c->nd && local == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
-        clcg_launch groups = {s->vec.wg, (size_t)nv};   /* group i sums array i */
+        clcg_launch groups = {s->vec.wg, (size_t)nv, 0};   /* group i sums array i */
         cl_kernel k = s->k[K_REDUCE];
         cl_int e = CL_SUCCESS;
         red_parts(s, which, part, cnt);
@@ -631,18 +631,26 @@ static clcg_status set_interior_cg(clcg_slice *s, cl_kernel k, int par, int64_t 
 }
 
 /* The plain SpMV of sp_in on device d: rows n (or the row list rows; csr-stream: all its
- * blocks), partial sums of p'q from part_off. */
-static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, cl_uint part_off)
+ * blocks), partial sums of p'q from part_off.  A list that is one run of rows from `first`
+ * (else -1) goes as that run (no list to read) where the kernel numbers rows by work-item
+ * (CSR scalar, SELL). */
+static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int64_t first, cl_uint part_off)
 {
     clcg_slice *s = &c->s[d];
     cl_kernel ks = s->k[K_SPMV];
+    clcg_launch L = s->spmv;
+    if (rows && first >= 0 && (s->fmt == FMT_SELL || s->fmt == FMT_CSR_SCALAR)) {
+        L.off = (size_t)first;   /* the kernel's rows get_global_id(0) < first + n */
+        n += (cl_uint)first;
+        rows = NULL;
+    }
     if (s->fmt == FMT_CSR_STREAM)
         CLCG_CALL(set_spmv_all(ks, s));
     else
         CLCG_CALL(set_spmv_head(ks, s, n, rows));
     ARG(ks, 5, s->sp_in);
     CLCG_CALL(set_spmv_tail(ks, 6, s, part_off));
-    return launch(c, d, ks, K_SPMV, &s->spmv);
+    return launch(c, d, ks, K_SPMV, &L);
 }
 
 /* The host path forms p inside the SpMV when the storage takes row lists and the slice is
@@ -703,7 +711,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         } else if (s->fmt == FMT_CSR_STREAM) {   /* no row lists: all rows at once, once ghosts are in */
             s->npq_parts = s->spmv.ng;
             if (st == CLCG_OK && s->ncols == s->nrows)
-                st = launch_spmv_in(c, d, 0, NULL, 0);
+                st = launch_spmv_in(c, d, 0, NULL, -1, 0);
         } else if (st == CLCG_OK && fused && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
@@ -713,7 +721,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         } else if (st == CLCG_OK && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
-            st = launch_spmv_in(c, d, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int, 0);
+            st = launch_spmv_in(c, d, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int, s->int_first, 0);
         }
         if (st == CLCG_OK)
             st = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
@@ -755,11 +763,11 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
             continue;
         st = write_ghosts(c, s, ng);
         if (st == CLCG_OK && s->fmt == FMT_CSR_STREAM) {
-            st = launch_spmv_in(c, d, 0, NULL, 0);
+            st = launch_spmv_in(c, d, 0, NULL, -1, 0);
         } else if (st == CLCG_OK && s->nbnd > 0) {
             int only = s->nint == 0;
             s->npq_parts = only ? s->spmv.ng : 2 * s->spmv.ng;
-            st = launch_spmv_in(c, d, (cl_uint)(only ? s->nrows : s->nbnd), only ? NULL : s->rows_bnd,
+            st = launch_spmv_in(c, d, (cl_uint)(only ? s->nrows : s->nbnd), only ? NULL : s->rows_bnd, s->bnd_first,
                                 only ? 0 : (cl_uint)s->spmv.ng);
         }
     }
@@ -1351,8 +1359,8 @@ static clcg_status solve_variant(cg_ctx *c, double tol2, double bnorm, clcg_solv
         st = solve_sr(c, tol2, bnorm, res, run);
     else if (!strcmp(c->variant, "pipelined"))
         st = solve_pipe(c, tol2, bnorm, res, run);
-    else if (c->size == 1 && c->nd == 1)
-        st = solve_fused(c, tol2, bnorm, res, run);
+    else if (c->size == 1 && c->nd == 1 && !(getenv("CLCG_HOST_PATH") && *getenv("CLCG_HOST_PATH") == '1'))
+        st = solve_fused(c, tol2, bnorm, res, run);   /* CLCG_HOST_PATH=1: the path of several (tests, timing) */
     else
         st = solve_host(c, tol2, bnorm, res, run);
     for (int d = 0; d < c->nd && st == CLCG_OK; d++)

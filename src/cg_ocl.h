@@ -31,6 +31,7 @@ enum { EXT_U, EXT_W, EXT_Z, EXT_Q, EXT_S, EXT_COUNT };   /* vectors of the other
 
 typedef struct {
     size_t wg, ng;          /* local size, number of work-groups */
+    size_t off;             /* global offset (0: none): the first work-item's number */
 } clcg_launch;
 
 /* One device's share of the rank's rows. */
@@ -60,6 +61,8 @@ typedef struct {
     cl_mem hpin_pack, hpin_ghost, hpin_red, hpin_glob;  /* pinned host staging */
     double *hpack, *hghost, *hred, *hglob;              /* their mapped pointers */
     int64_t npack, nint, nbnd;
+    int64_t int_first, bnd_first;        /* the first interior / boundary row when those rows
+                                          * are one run, else -1 */
     cl_mem rows_pb;                      /* boundary rows and rows others need: p formed first */
     int64_t npb;
     cl_event pack_ev;                    /* the boundary read of this iteration */

@@ -200,6 +200,8 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
             rows[s->nint + b++] = (cl_uint)(i - lo);
     }
     s->nbnd = n - s->nint;
+    s->int_first = s->nint > 0 && rows[s->nint - 1] - rows[0] == s->nint - 1 ? (int64_t)rows[0] : -1;
+    s->bnd_first = s->nbnd > 0 && rows[n - 1] - rows[s->nint] == s->nbnd - 1 ? (int64_t)rows[s->nint] : -1;
 
     if (fmt == FMT_SELL) {
         const int64_t C = s->C, nsl = (n + C - 1) / C;
@@ -558,7 +560,8 @@ clcg_status clcg_launch_kernel_ev(clcg_slice *s, cl_kernel k, int kid, const clc
         CLCG_CALL(clcg_realloc(&prof->kid, (size_t)cap, sizeof *prof->kid, "profiling events"));
         prof->cap = cap;
     }
-    CLCG_CL(clEnqueueNDRangeKernel(s->dev.queue, k, 1, NULL, &g, &l, 0, NULL, prof || out ? &ev : NULL));
+    CLCG_CL(clEnqueueNDRangeKernel(s->dev.queue, k, 1, L->off ? &L->off : NULL, &g, &l, 0, NULL,
+                                   prof || out ? &ev : NULL));
     if (prof) {
         prof->ev[prof->n] = ev;
         prof->kid[prof->n++] = kid;

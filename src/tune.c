@@ -164,7 +164,7 @@ static clcg_status search(clcg_slice *s, cl_command_queue q, int kid, clcg_launc
             continue;
         double tl = INFINITY, tprev = INFINITY;
         for (size_t gpc = 1; gpc <= SEARCH_GPC; gpc *= 2) {
-            clcg_launch L = {wg, gpc * cu};
+            clcg_launch L = {wg, gpc * cu, 0};
             double t = INFINITY;
             CLCG_CALL(time_shape(s, q, kid, &L, &t));
             if (t < tl)

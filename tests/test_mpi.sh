@@ -112,15 +112,32 @@ for m in $list; do
   done
 done
 # p and the ghost pack in their own pass before the plain SpMV (large SELL slices), the pack
-# in the same launch as p or in one of its own first: the reference's iterates on 3 ranks
+# in the same launch as p or in one of its own first: the reference's iterates on 3 ranks.
+# The plain SpMV takes the interior and boundary rows as runs where they are one (the end
+# ranks, and the middle rank's interior) and as lists elsewhere (the middle rank's boundary).
 "$CLCG_BIN" --reference --generate poisson3d:14 --json "$t/ref.json" -q
 base=$(json_num "$t/ref.json" iterations)
-for pf in 0 1; do
-  CLCG_P_PASS=split CLCG_PACK_FIRST=$pf timeout 300 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:14 --format sell \
-    --exchange neighbor --json "$t/pf.json" -q; rc=$?
-  it=$(json_num "$t/pf.json" iterations); tr=$(json_num "$t/pf.json" true)
-  [ $rc -eq 0 ] && absdiff_le "$it" "$base" 1 && le "$tr" 1e-7
-  ok $? "p in a pass of its own, CLCG_PACK_FIRST=$pf, 3 ranks: $it iterations (reference $base, +-1), true residual $tr"
+for f in sell csr-scalar; do
+  for pf in 0 1; do
+    CLCG_P_PASS=split CLCG_PACK_FIRST=$pf timeout 300 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:14 --format $f \
+      --exchange neighbor --json "$t/pf.json" -q; rc=$?
+    it=$(json_num "$t/pf.json" iterations); tr=$(json_num "$t/pf.json" true)
+    [ $rc -eq 0 ] && absdiff_le "$it" "$base" 1 && le "$tr" 1e-7
+    ok $? "p in a pass of its own, --format $f, CLCG_PACK_FIRST=$pf, 3 ranks: $it iterations (reference $base, +-1), true residual $tr"
+  done
+done
+# the path of several ranks or devices on one rank and device (CLCG_HOST_PATH=1: host
+# reductions, x updated behind them), each storage form: the reference's iterates
+for f in csr-scalar csr-vector sell csr-adaptive csr-stream; do
+  for pre in none jacobi; do
+    "$CLCG_BIN" --reference --generate random:3000,12 --precond $pre --json "$t/ref.json" -q
+    base=$(json_num "$t/ref.json" iterations)
+    CLCG_HOST_PATH=1 timeout 300 "$CLCG_BIN" --generate random:3000,12 --precond $pre --format $f --json "$t/hp.json" \
+      -o "$t/x.mtx" -q; rc=$?
+    it=$(json_num "$t/hp.json" iterations); tr=$(json_num "$t/hp.json" true)
+    [ $rc -eq 0 ] && absdiff_le "$it" "$base" 1 && le "$tr" 1e-7 && [ -s "$t/x.mtx" ]
+    ok $? "CLCG_HOST_PATH=1, --format $f, --precond $pre, 1 rank: $it iterations (reference $base, +-1), true residual $tr"
+  done
 done
 # generated problems, each rank building only its own rows
 for np in 1 2 3 4; do
