@@ -220,7 +220,7 @@ static void al(argset *a, size_t wg)
 
 /* Run k and wait at most HANG_SECONDS: a kernel that never finishes becomes a failed
  * check, and from then on nothing is enqueued (the queue stays blocked behind it). */
-static void launch(cl_kernel k, const shape *s)
+static void launch_at(cl_kernel k, const shape *s, size_t off)
 {
     size_t g = s->wg * s->ng, l = s->wg;
     cl_event ev;
@@ -228,7 +228,7 @@ static void launch(cl_kernel k, const shape *s)
     char name[64] = "?";
     if (stuck)
         return;
-    CL(clEnqueueNDRangeKernel(dev.queue, k, 1, NULL, &g, &l, 0, NULL, &ev));
+    CL(clEnqueueNDRangeKernel(dev.queue, k, 1, off ? &off : NULL, &g, &l, 0, NULL, &ev));
     CL(clFlush(dev.queue));
     const double t0 = MPI_Wtime();
     while (MPI_Wtime() - t0 < HANG_SECONDS) {
@@ -247,6 +247,12 @@ static void launch(cl_kernel k, const shape *s)
     tap_diag("  %s (wg %zu x %zu) still running after %.0f s: the kernel hangs; no further launches",
              name, s->wg, s->ng, HANG_SECONDS);
     stuck = 1;
+}
+
+/* launch_at with no global offset */
+static void launch(cl_kernel k, const shape *s)
+{
+    launch_at(k, s, 0);
 }
 
 static int shape_fits(const shape *s)
@@ -724,8 +730,8 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
 {
     const clcg_csr *A = &m->A;
     const int64_t n = A->nrows;
-    int64_t nsub, bad_q = 0, bad_pq = 0, bad_rows = 0, same = 1;
-    char what[64];
+    int64_t nsub, bad_q = 0, bad_pq = 0, bad_rows = 0, bad_off = 0, same = 1;
+    char what[96];
     reseed(label);
     double *p = rvec(n, -1.0, 1.0), *pabs = xmalloc((size_t)n, sizeof *pabs);
     double *qref = xmalloc((size_t)n, sizeof *qref), *qabs = xmalloc((size_t)n, sizeof *qabs);
@@ -751,6 +757,16 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
     cl_mem bp = dbuf_from((size_t)n, p), bq = dbuf((size_t)n), bpart = dbuf(NPARTS);
     cl_mem brows = ubuf_from((size_t)nsub, rows, (cl_uint)n);
     int nrun = 0;
+    /* rows from n/3 on, as the solver passes a run of rows (a global offset; the storage
+       forms that number rows by work-item): their q and p'q */
+    const int64_t first = n / 3;
+    const int by_item = f->fmt == FMT_CSR_SCALAR || f->fmt == FMT_SELL;
+    double pq_tail = 0.0, scale_tail = 0.0;
+    for (int64_t i = first; i < n; i++) {
+        pq_tail += p[i] * qref[i];
+        scale_tail += pabs[i] * qabs[i];
+    }
+    const double tail_tol = (4.0 * (double)n + 4.0 * (double)m->maxlen + 16.0) * EPS * scale_tail;
 
     for (int t = 0; t < NSHAPES(all_shapes); t++) {
         const shape *L = &all_shapes[t];
@@ -776,6 +792,31 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
         if (!close_to(what, psum((int64_t)L->ng, part), pq, pq_tol) ||
             touched("part", 2 * (int64_t)L->ng, NPARTS, part) + guard_broken("part", bpart, NPARTS) != 0)
             bad_pq++;
+
+        if (by_item && !st->bblk) {   /* rows [first, n) as a run: get_global_id(0) from first */
+            poison(bq, (size_t)n);
+            poison(bpart, NPARTS);
+            a.i = 0;
+            spmv_head(&a, st, (cl_uint)n, NULL);
+            am(&a, bp);
+            spmv_tail(&a, f, bq, bpart, 0, L->wg);
+            launch_at(k, L, (size_t)first);
+            get(bq, (size_t)n, q);
+            get(bpart, NPARTS, part);
+            for (int64_t i = 0; i < n; i++) {
+                if (i >= first) {
+                    if (!(fabs(q[i] - qref[i]) <= tol[i]) && bad_off++ < SHOW)
+                        tap_diag("  rows from %lld: q[%lld] = %.17g, want %.17g", (long long)first, (long long)i, q[i],
+                                 qref[i]);
+                } else if (!isnan(q[i]) && bad_off++ < SHOW) {
+                    tap_diag("  rows from %lld: q[%lld] written", (long long)first, (long long)i);
+                }
+            }
+            snprintf(what, sizeof what, "rows from %lld: sum part[0..%zu) (wg %zu)", (long long)first, L->ng, L->wg);
+            if (!close_to(what, psum((int64_t)L->ng, part), pq_tail, tail_tol) ||
+                touched("part", 2 * (int64_t)L->ng, NPARTS, part) + guard_broken("rows from: q", bq, (size_t)n) != 0)
+                bad_off++;
+        }
 
         /* every third row, partial sums at PART_OFF (csr-stream takes no row list) */
         if (st->bblk)
@@ -853,6 +894,9 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
     if (!st->bblk)
         tap_ok(bad_rows == 0, "%s: rows list (every third row), part_off %d: listed rows and their p'q only", label,
                PART_OFF);
+    if (by_item && !st->bblk)
+        tap_ok(bad_off == 0, "%s: rows %lld..%lld as a run (global offset): those rows and their p'q only", label,
+               (long long)first, (long long)n - 1);
     release(bp);
     release(bq);
     release(bpart);
