@@ -59,6 +59,7 @@ clcg_status clcg_mm_parse_header(const char *path, const char *buf, size_t len, 
 /* A byte no Matrix Market text holds (control bytes but blanks and newlines, and DEL): the
  * parser's test. */
 int clcg_mm_binary_byte(int c);
+clcg_status clcg_mm_binary_error(const char *path, int64_t line, int byte);
 
 /* Parse the entry lines held in buf[0..len) (need not be NUL-terminated), whose
  * first line has number first_line.  Appends 0-based triplets, normalized as in

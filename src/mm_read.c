@@ -73,6 +73,13 @@ int clcg_mm_binary_byte(int c)
     return is_binary(c);
 }
 
+static clcg_status binary_error(const char *path, int64_t line, int byte);
+
+clcg_status clcg_mm_binary_error(const char *path, int64_t line, int byte)
+{
+    return binary_error(path, line, byte);
+}
+
 /* The first binary byte of the field at p, or -1. */
 static int field_binary(const char *p, const char *end)
 {
@@ -427,8 +434,11 @@ static clcg_status parse_entries(const char *path, const clcg_mm_header *h, cons
             line++;
             continue;
         }
-        if (*p == '%') {
+        if (*p == '%') {   /* a comment: any text, but a NUL byte is no text */
+            const char *c = p;
             p = memchr(p, '\n', (size_t)(end - p));
+            if (memchr(c, '\0', (size_t)((p ? p : end) - c)))
+                return binary_error(path, line, 0);
             if (!p) {
                 p = end;
                 break;
@@ -801,6 +811,8 @@ static clcg_status parse_header(const char *path, const char *buf, size_t len, i
         if (q == end && !nl)
             return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": no size line: the file ends "
                               "after the banner and comments", path, line);
+        if (q < end && *q == '%' && memchr(q, '\0', (size_t)((nl ? nl : end) - q)))
+            return binary_error(path, line, 0);
         if (q == nl || *q == '%') {
             if (!nl)
                 return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": no size line: the file ends "
@@ -1064,8 +1076,9 @@ static clcg_status read_file(const char *path, int kind, int64_t n, clcg_mm_head
             take = through_last_newline(b, take);
             if (take == 0) {
                 if (s.pos == 0 && s.end == s.cap && s.cap >= mm_block) {
-                    st = clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": line longer than the %zu-"
-                                    "byte read block", path, line, mm_block);
+                    st = memchr(b, '\0', s.end - s.pos) ? binary_error(path, line, 0)   /* zeros, not a long line */
+                         : clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": line longer than the %zu-byte read block", path,
+                                      line, mm_block);
                     goto done;
                 }
                 CLCG_CHECK(st, src_fill(&s), done);

@@ -452,6 +452,10 @@ static clcg_status early_check(const char *path, int fd, const clcg_mm_header *h
         head[m] = '\n';
         st = clcg_mm_parse_entries(path, h, head, m + 1, h->data_line + count_newlines(buf, e), &scratch, &c);
     }
+    /* a NUL byte anywhere in that line (zeros after an entry, or in a comment) is no text
+     * either: refused from the window, not after a search for the line's end */
+    if (st == CLCG_OK && e < w && memchr(buf + e, '\0', w - e))
+        st = clcg_mm_binary_error(path, h->data_line + count_newlines(buf, e), 0);
     clcg_coo_free(&scratch);
     free(buf);
     return st;
@@ -611,7 +615,9 @@ static clcg_status read_gz(MPI_Comm comm, const char *path, const clcg_mm_header
                 if (!eof)
                     while (take > 0 && buf[take - 1] != '\n')
                         take--;
-                if (take == 0)
+                if (take == 0 && memchr(buf, '\0', have))   /* zeros, not a long line */
+                    st = clcg_mm_binary_error(path, line, 0);
+                else if (take == 0)
                     st = clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": line longer than the %zu-"
                                     "byte read chunk", path, line, cap);
                 more = 1;

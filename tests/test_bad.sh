@@ -79,6 +79,41 @@ else
   skip "200 GB of zeros" "no sparse file of 200 GB here"
 fi
 rm -f "$t/zeros.mtx"
+# the same zeros after an entry's value, or after the start of a comment: said from the
+# first lines too (a search for the line's end went through the whole file)
+{ mm symmetric; printf '4 4 7\n1 1 4 '; } >"$t/zval.mtx"
+{ mm symmetric; printf '4 4 7\n1 1 4\n%% '; } >"$t/zcom.mtx"
+if truncate -s 200G "$t/zval.mtx" 2>/dev/null && truncate -s 200G "$t/zcom.mtx" 2>/dev/null; then
+  for c in "zval 3" "zcom 4"; do
+    set -- $c
+    for np in 1 3; do
+      timeout 60 $MPIEXEC -n $np "$CLCG_BIN" "$t/$1.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+      [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] &&
+        grep -q "$1.mtx:$2: binary data (byte 0x00)" "$t/err"
+      ok $? "200 GB of zeros from line $2 on, after its first bytes, $np rank(s): exit $rc within the minute, $(head -c 120 "$t/err")"
+    done
+  done
+else
+  skip "200 GB of zeros after a value or in a comment" "no sparse file of 200 GB here"
+fi
+rm -f "$t/zval.mtx" "$t/zcom.mtx"
+# a NUL byte in a comment is no text either (a small file: every reader, plain and gzip)
+{ mm symmetric; printf '2 2 2\n1 1 1\n%% a \000 comment\n2 2 2\n'; } >"$t/nulc.mtx"
+gzip -c "$t/nulc.mtx" >"$t/nulc.mtx.gz"
+{ mm symmetric; printf '%% a \000 comment\n2 2 2\n1 1 1\n2 2 2\n'; } >"$t/nulh.mtx"
+for np in 1 2; do
+  refused_naming "$t/nulc.mtx" $np 'nulc.mtx:4: binary data (byte 0x00)'
+  refused_naming "$t/nulc.mtx.gz" $np 'nulc.mtx.gz:4: binary data (byte 0x00)'
+  refused_naming "$t/nulh.mtx" $np 'nulh.mtx:2: binary data (byte 0x00)'
+done
+export CLCG_PARSE_MIN=1   # the parallel parse of a rank's text
+refused_naming "$t/nulc.mtx" 2 'nulc.mtx:4: binary data (byte 0x00)'
+unset CLCG_PARSE_MIN
+# a gzip file of zeros after its first lines: binary data, not a line too long
+{ mm symmetric; printf '4 4 4\n1 1 4\n'; head -c 80000000 /dev/zero; } | gzip -1 >"$t/gzz.mtx.gz"
+for np in 1 2; do
+  refused_naming "$t/gzz.mtx.gz" $np 'gzz.mtx.gz:4: binary data (byte 0x00)'
+done
 # a NUL byte inside the banner (words compared as C strings would stop there)
 printf '%%%%MatrixMarket matrix\000XYZ coordinate real\000junk symmetric\n2 2 2\n1 1 2\n2 2 3\n' >"$t/nul.mtx"
 check_error "$t/nul.mtx" 1 3
