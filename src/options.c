@@ -316,14 +316,32 @@ static int same_file(const char *a, const char *b)
     return same;
 }
 
+/* The tuning cache: FILE of --tune-cache, else $XDG_CACHE_HOME/clcg-mpi/tune.txt, else
+ * $HOME/.cache/clcg-mpi/tune.txt. */
+void clcg_tune_cache_path(const char *given, char *out, size_t len)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (given)
+        snprintf(out, len, "%s", given);
+    else if (xdg && *xdg)
+        snprintf(out, len, "%s/clcg-mpi/tune.txt", xdg);
+    else
+        snprintf(out, len, "%s/.cache/clcg-mpi/tune.txt", home && *home ? home : ".");
+}
+
 #define TMP_EXTRA 24   /* what a temporary name adds to a path (".tmp." and a pid) */
 
 static clcg_status check_paths(const clcg_options *o)
 {
+    /* the default tuning cache, where a device solve will read and write it */
+    char cache[4096];
+    const int tunes = !o->tune_cache && !o->no_tune && o->backend != CLCG_BACKEND_REFERENCE && !o->load_only &&
+                      !o->write_matrix && !o->write_binary;
+    clcg_tune_cache_path(NULL, cache, sizeof cache);
     const named_path all[] = {
         {"the matrix", o->matrix, 0}, {"--rhs", o->rhs, 0}, {"-o", o->output, 1}, {"--json", o->json, 1},
         {"--write-matrix", o->write_matrix, 1}, {"--write-binary", o->write_binary, 1},
-        {"--tune-cache", o->tune_cache, 2},
+        {"--tune-cache", o->tune_cache, 2}, {"the tuning cache", tunes ? cache : NULL, 0},
     };
     const int n = (int)(sizeof all / sizeof all[0]);
     for (int i = 0; i < n; i++) {

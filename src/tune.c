@@ -29,16 +29,6 @@ void clcg_tune_defaults(clcg_slice *s)
     s->nparts = cu * MAX_GPC;
 }
 
-static void cache_path(const char *given, char *out, size_t len)
-{
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (given)
-        snprintf(out, len, "%s", given);
-    else if (xdg && *xdg)
-        snprintf(out, len, "%s/clcg-mpi/tune.txt", xdg);
-    else
-        snprintf(out, len, "%s/.cache/clcg-mpi/tune.txt", home && *home ? home : ".");
-}
 
 static void make_parent(const char *path)
 {
@@ -193,7 +183,7 @@ clcg_status clcg_tune(clcg_slice *s, const char *cache, int force, int jacobi, c
     int hits = 0;
     double t0 = MPI_Wtime(), zero = 0.0, one = 1.0;
     (void)jacobi;
-    cache_path(cache, path, sizeof path);
+    clcg_tune_cache_path(cache, path, sizeof path);
     tune_key(s, "spmv", key[0], sizeof key[0]);
     tune_key(s, "update_xr", key[1], sizeof key[1]);
     for (int i = 0; i < 2; i++)

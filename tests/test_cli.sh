@@ -103,6 +103,20 @@ usage_error "empty -o" "$t/in.mtx" -o ""
 usage_error "empty --json" "$t/in.mtx" --json ""
 cmp -s "$t/in.mtx" "$t/in.orig" && cmp -s "$t/b.mtx" "$t/b.orig" && [ ! -e "$t/s.mtx" ]
 ok $? "the inputs are untouched and nothing was written"
+# the default tuning cache ($XDG_CACHE_HOME/clcg-mpi/tune.txt) is no output's name either,
+# where the solve would read and write it; with --no-tune it is not used
+mkdir -p "$t/xdgc/clcg-mpi"
+printf 'kept\n' >"$t/xdgc/clcg-mpi/tune.txt"
+xdg_was=${XDG_CACHE_HOME-unset}
+XDG_CACHE_HOME="$t/xdgc"; export XDG_CACHE_HOME
+usage_error "--json onto the default tuning cache" "$t/in.mtx" --tune --json "$t/xdgc/clcg-mpi/tune.txt"
+usage_error "-o onto the default tuning cache" "$t/in.mtx" -o "$t/xdgc/clcg-mpi/tune.txt"
+grep -q 'the same file as the tuning cache' "$t/err" && [ "$(cat "$t/xdgc/clcg-mpi/tune.txt")" = kept ]
+ok $? "the default tuning cache is named, and untouched"
+"$CLCG_BIN" "$t/in.mtx" --no-tune -o "$t/xdgc/clcg-mpi/tune.txt" -q; rc=$?
+[ $rc -eq 0 ] && head -1 "$t/xdgc/clcg-mpi/tune.txt" | grep -q '^%%MatrixMarket matrix array'
+ok $? "--no-tune: -o there is written (rc=$rc)"
+if [ "$xdg_was" = unset ]; then unset XDG_CACHE_HOME; else XDG_CACHE_HOME=$xdg_was; fi
 ln -s "$t/in.mtx" "$t/link.mtx"
 usage_error "-o onto a link to the matrix" "$t/in.mtx" -o "$t/link.mtx"
 # a link to a file not there yet leads where the output will be made: two outputs meet there
