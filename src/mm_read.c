@@ -772,6 +772,9 @@ static clcg_status parse_header(const char *path, const char *buf, size_t len, i
     }
     if (k + 1 < sizeof banner || (len > k && !is_blank(buf[k]) && buf[k] != '\n')) {
         size_t b, lim = len < 512 ? len : 512;
+        if (len >= 8 && !memcmp(buf, "CLCGBIN", 8))   /* binary_io.c's magic: gzip'd, or given as --rhs */
+            return clcg_error(CLCG_ERR_INPUT, "%s: a clcg binary matrix, which is read only as the matrix and "
+                              "uncompressed (not through gzip, not as --rhs)", path);
         for (b = 0; b < lim; b++)
             if (is_binary(buf[b]))
                 return clcg_error(CLCG_ERR_INPUT, "%s: binary data (byte 0x%02x at offset %zu):"

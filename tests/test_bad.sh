@@ -109,6 +109,15 @@ done
 export CLCG_PARSE_MIN=1   # the parallel parse of a rank's text
 refused_naming "$t/nulc.mtx" 2 'nulc.mtx:4: binary data (byte 0x00)'
 unset CLCG_PARSE_MIN
+# a binary matrix inside gzip, or given as --rhs: named as such (it was "binary data")
+"$CLCG_BIN" --generate poisson2d:5 --write-binary "$t/A.bin" -q
+gzip -c "$t/A.bin" >"$t/A.bin.gz"
+for np in 1 2; do
+  refused_naming "$t/A.bin.gz" $np 'A.bin.gz: a clcg binary matrix, which is read only as the matrix and uncompressed'
+done
+timeout 60 "$CLCG_BIN" --generate poisson2d:5 --rhs "$t/A.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] && grep -q 'A.bin: a clcg binary matrix' "$t/err"
+ok $? "a binary matrix as --rhs: exit $rc, $(head -c 160 "$t/err")"
 # a gzip file of zeros after its first lines: binary data, not a line too long
 { mm symmetric; printf '4 4 4\n1 1 4\n'; head -c 80000000 /dev/zero; } | gzip -1 >"$t/gzz.mtx.gz"
 for np in 1 2; do
