@@ -757,10 +757,10 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
     cl_mem bp = dbuf_from((size_t)n, p), bq = dbuf((size_t)n), bpart = dbuf(NPARTS);
     cl_mem brows = ubuf_from((size_t)nsub, rows, (cl_uint)n);
     int nrun = 0;
-    /* rows from n/3 on, as the solver passes a run of rows (a global offset; the storage
-       forms that number rows by work-item): their q and p'q */
+    /* rows from n/3 on, as the solver passes a run of rows on a GPU (a global offset; the
+       storage forms that number rows by work-item): their q and p'q */
     const int64_t first = n / 3;
-    const int by_item = f->fmt == FMT_CSR_SCALAR || f->fmt == FMT_SELL;
+    const int by_item = dev.info.is_gpu && (f->fmt == FMT_CSR_SCALAR || f->fmt == FMT_SELL);
     double pq_tail = 0.0, scale_tail = 0.0;
     for (int64_t i = first; i < n; i++) {
         pq_tail += p[i] * qref[i];

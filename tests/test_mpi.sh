@@ -113,8 +113,8 @@ for m in $list; do
 done
 # p and the ghost pack in their own pass before the plain SpMV (large SELL slices), the pack
 # in the same launch as p or in one of its own first: the reference's iterates on 3 ranks.
-# The plain SpMV takes the interior and boundary rows as runs where they are one (the end
-# ranks, and the middle rank's interior) and as lists elsewhere (the middle rank's boundary).
+# On a GPU the plain SpMV takes the interior and boundary rows as runs where they are one (the
+# end ranks, and the middle rank's interior) and as lists elsewhere (the middle rank's boundary).
 "$CLCG_BIN" --reference --generate poisson3d:14 --json "$t/ref.json" -q
 base=$(json_num "$t/ref.json" iterations)
 for f in sell csr-scalar; do
