@@ -1032,9 +1032,13 @@ static clcg_status open_header(mm_src *s, const char *path, int kind, int64_t n,
         CLCG_CALL(parse_header(path, s->buf, s->end, s->eof, h, &more));
         if (!more)
             break;
-        if (s->end == s->cap && s->cap >= mm_block)
-            return clcg_error(CLCG_ERR_INPUT, "%s: the header is longer than the %zu-byte read "
-                              "block", path, mm_block);
+        if (s->end == s->cap && s->cap >= mm_block) {   /* the line it stops in, for the message */
+            int64_t line = 1;
+            for (const char *q = s->buf; (q = memchr(q, '\n', (size_t)(s->buf + s->end - q))) != NULL; q++)
+                line++;
+            return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": no size line in the first %zu bytes: the banner, "
+                              "comments and size line must fit in them", path, line, mm_block);
+        }
         CLCG_CALL(src_fill(s));
     }
     h->gz = !gzdirect(s->gz);

@@ -118,6 +118,16 @@ done
 timeout 60 "$CLCG_BIN" --generate poisson2d:5 --rhs "$t/A.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] && grep -q 'A.bin: a clcg binary matrix' "$t/err"
 ok $? "a binary matrix as --rhs: exit $rc, $(head -c 160 "$t/err")"
+# more than 16 MiB of comments before the size line: refused, the line it stops in named
+{ printf '%%%%MatrixMarket matrix coordinate real symmetric\n'
+  awk 'BEGIN { for (i = 0; i < 300000; i++) printf "%% header comment line number %030d\n", i }'
+  printf '3 3 4\n1 1 4\n2 1 -1\n2 2 4\n3 3 4\n'; } >"$t/bighead.mtx"
+gzip -c "$t/bighead.mtx" >"$t/bighead.mtx.gz"
+for np in 1 2; do
+  refused_naming "$t/bighead.mtx" $np 'bighead.mtx:279621: no size line in the first 16777216 bytes'
+  refused_naming "$t/bighead.mtx.gz" $np 'bighead.mtx.gz:279621: no size line in the first 16777216 bytes'
+done
+rm -f "$t/bighead.mtx" "$t/bighead.mtx.gz"
 # a gzip file of zeros after its first lines: binary data, not a line too long
 { mm symmetric; printf '4 4 4\n1 1 4\n'; head -c 80000000 /dev/zero; } | gzip -1 >"$t/gzz.mtx.gz"
 for np in 1 2; do
