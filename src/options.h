@@ -36,9 +36,11 @@ typedef struct {
     int jacobi_scaled;         /* --jacobi-scaled: Jacobi as CG on D^-1/2 A D^-1/2 (one device) */
 } clcg_options;
 
+/* The tuning cache's path: given (--tune-cache), else the default one. */
+void clcg_tune_cache_path(const char *given, char *out, size_t len);
+
 /* Parse argv (every rank does it).  Returns CLCG_OK, CLCG_ERR_USAGE with a message, or
  * sets *exit_now for --help/--version (text printed on rank 0). */
-void clcg_tune_cache_path(const char *given, char *out, size_t len);
 clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o, int *exit_now);
 
 /* Before any work: no output (-o, --json, --write-matrix, --write-binary, --tune-cache) may

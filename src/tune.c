@@ -29,7 +29,6 @@ void clcg_tune_defaults(clcg_slice *s)
     s->nparts = cu * MAX_GPC;
 }
 
-
 static void make_parent(const char *path)
 {
     char dir[4096];

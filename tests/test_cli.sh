@@ -114,7 +114,7 @@ usage_error "-o onto the default tuning cache" "$t/in.mtx" -o "$t/xdgc/clcg-mpi/
 grep -q 'the same file as the tuning cache' "$t/err" && [ "$(cat "$t/xdgc/clcg-mpi/tune.txt")" = kept ]
 ok $? "the default tuning cache is named, and untouched"
 "$CLCG_BIN" "$t/in.mtx" --no-tune -o "$t/xdgc/clcg-mpi/tune.txt" -q; rc=$?
-[ $rc -eq 0 ] && head -1 "$t/xdgc/clcg-mpi/tune.txt" | grep -q '^%%MatrixMarket matrix array'
+[ $rc -eq 0 ] && head -n 1 "$t/xdgc/clcg-mpi/tune.txt" | grep -q '^%%MatrixMarket matrix array'
 ok $? "--no-tune: -o there is written (rc=$rc)"
 if [ "$xdg_was" = unset ]; then unset XDG_CACHE_HOME; else XDG_CACHE_HOME=$xdg_was; fi
 ln -s "$t/in.mtx" "$t/link.mtx"
