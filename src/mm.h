@@ -60,6 +60,8 @@ clcg_status clcg_mm_parse_header(const char *path, const char *buf, size_t len, 
  * parser's test. */
 int clcg_mm_binary_byte(int c);
 clcg_status clcg_mm_binary_error(const char *path, int64_t line, int byte);
+/* Newlines in b[0..len). */
+int64_t clcg_mm_count_newlines(const char *b, size_t len);
 
 /* Parse the entry lines held in buf[0..len) (need not be NUL-terminated), whose
  * first line has number first_line.  Appends 0-based triplets, normalized as in

@@ -73,13 +73,6 @@ int clcg_mm_binary_byte(int c)
     return is_binary(c);
 }
 
-static clcg_status binary_error(const char *path, int64_t line, int byte);
-
-clcg_status clcg_mm_binary_error(const char *path, int64_t line, int byte)
-{
-    return binary_error(path, line, byte);
-}
-
 /* The first binary byte of the field at p, or -1. */
 static int field_binary(const char *p, const char *end)
 {
@@ -94,6 +87,22 @@ static clcg_status binary_error(const char *path, int64_t line, int byte)
     return clcg_error(CLCG_ERR_INPUT,
                       "%s:%" PRId64 ": binary data (byte 0x%02x): this is not a text "
                       "Matrix Market file", path, line, byte);
+}
+
+clcg_status clcg_mm_binary_error(const char *path, int64_t line, int byte)
+{
+    return binary_error(path, line, byte);
+}
+
+int64_t clcg_mm_count_newlines(const char *b, size_t len)
+{
+    int64_t c = 0;
+    const char *end = b + len;
+    while (b < end && (b = memchr(b, '\n', (size_t)(end - b))) != NULL) {
+        c++;
+        b++;
+    }
+    return c;
 }
 
 /* ---- numbers ---- */
@@ -1033,11 +1042,9 @@ static clcg_status open_header(mm_src *s, const char *path, int kind, int64_t n,
         if (!more)
             break;
         if (s->end == s->cap && s->cap >= mm_block) {   /* the line it stops in, for the message */
-            int64_t line = 1;
-            for (const char *q = s->buf; (q = memchr(q, '\n', (size_t)(s->buf + s->end - q))) != NULL; q++)
-                line++;
             return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": no size line in the first %zu bytes: the banner, "
-                              "comments and size line must fit in them", path, line, mm_block);
+                              "comments and size line must fit in them", path,
+                              1 + clcg_mm_count_newlines(s->buf, s->end), mm_block);
         }
         CLCG_CALL(src_fill(s));
     }

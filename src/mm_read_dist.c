@@ -198,16 +198,6 @@ static clcg_status line_start(int fd, const char *path, int64_t s, int64_t size,
     return CLCG_OK;
 }
 
-static int64_t count_newlines(const char *b, size_t len)
-{
-    int64_t c = 0;
-    const char *end = b + len;
-    while (b < end && (b = memchr(b, '\n', (size_t)(end - b))) != NULL) {
-        c++;
-        b++;
-    }
-    return c;
-}
 
 /* Newlines in buf[0..len), counted by parallel threads in NL_PIECES pieces. */
 #define NL_PIECES 64
@@ -223,7 +213,7 @@ static void count_nl_pieces(void *arg, int64_t lo, int64_t hi)
     for (int64_t p = lo; p < hi; p++) {
         size_t a = (size_t)clcg_block_begin((int64_t)j->len, NL_PIECES, (int)p);
         size_t b = (size_t)clcg_block_begin((int64_t)j->len, NL_PIECES, (int)p + 1);
-        j->n[p] = count_newlines(j->buf + a, b - a);
+        j->n[p] = clcg_mm_count_newlines(j->buf + a, b - a);
     }
 }
 
@@ -270,7 +260,7 @@ static void count_pieces(void *arg, int64_t lo, int64_t hi)
 {
     parse_job *j = arg;
     for (int64_t p = lo; p < hi; p++)
-        j->lines[p] = count_newlines(j->buf + j->start[p], j->start[p + 1] - j->start[p]);
+        j->lines[p] = clcg_mm_count_newlines(j->buf + j->start[p], j->start[p + 1] - j->start[p]);
 }
 
 static void parse_pieces(void *arg, int64_t lo, int64_t hi)
@@ -450,12 +440,12 @@ static clcg_status early_check(const char *path, int fd, const clcg_mm_header *h
         const size_t m = w - e < sizeof head - 1 ? w - e : sizeof head - 1;
         memcpy(head, buf + e, m);
         head[m] = '\n';
-        st = clcg_mm_parse_entries(path, h, head, m + 1, h->data_line + count_newlines(buf, e), &scratch, &c);
+        st = clcg_mm_parse_entries(path, h, head, m + 1, h->data_line + clcg_mm_count_newlines(buf, e), &scratch, &c);
     }
     /* a NUL byte anywhere in that line (zeros after an entry, or in a comment) is no text
      * either: refused from the window, not after a search for the line's end */
     if (st == CLCG_OK && e < w && memchr(buf + e, '\0', w - e))
-        st = clcg_mm_binary_error(path, h->data_line + count_newlines(buf, e), 0);
+        st = clcg_mm_binary_error(path, h->data_line + clcg_mm_count_newlines(buf, e), 0);
     clcg_coo_free(&scratch);
     free(buf);
     return st;
@@ -633,7 +623,7 @@ static clcg_status read_gz(MPI_Comm comm, const char *path, const clcg_mm_header
             for (int r = 0; r < nranks; r++) {
                 size_t s = piece_start(buf, take, nranks, r);
                 size_t e = r + 1 < nranks ? piece_start(buf, take, nranks, r + 1) : take;
-                l += count_newlines(buf + prev, s - prev);
+                l += clcg_mm_count_newlines(buf + prev, s - prev);
                 prev = s;
                 displs[r] = (int)s;
                 counts[r] = (int)(e - s);
@@ -663,7 +653,7 @@ static clcg_status read_gz(MPI_Comm comm, const char *path, const clcg_mm_header
                                    (size_t)mine[0], mine[1], coo, count), out);
         if (rank == 0) {
             ended_nl = buf[take - 1] == '\n';
-            line += count_newlines(buf, take);
+            line += clcg_mm_count_newlines(buf, take);
             memmove(buf, buf + take, have - take);
             have -= take;
         }

@@ -66,37 +66,28 @@ for np in 1 2; do
   refused_naming "$t/hugex.mtx" $np 'hugex.mtx:4: more entries than the 1 declared'
 done
 # binary data early in a file of 200 GB (sparse): said at once, not after every rank has
-# gone through its share (it ran past a minute)
+# gone through its share (it ran past a minute); also zeros after an entry's value or after
+# the start of a comment, said from the first lines (a search for the line's end went
+# through the whole file)
 { mm symmetric; printf '4 4 7\n1 1 4\n'; printf '\000'; } >"$t/zeros.mtx"
-if truncate -s 200G "$t/zeros.mtx" 2>/dev/null; then
-  for np in 1 3; do
-    timeout 60 $MPIEXEC -n $np "$CLCG_BIN" "$t/zeros.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
-    [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] &&
-      grep -q 'zeros.mtx:4: binary data (byte 0x00)' "$t/err"
-    ok $? "200 GB of zeros after line 3, $np rank(s): exit $rc within the minute, $(head -c 120 "$t/err")"
-  done
-else
-  skip "200 GB of zeros" "no sparse file of 200 GB here"
-fi
-rm -f "$t/zeros.mtx"
-# the same zeros after an entry's value, or after the start of a comment: said from the
-# first lines too (a search for the line's end went through the whole file)
 { mm symmetric; printf '4 4 7\n1 1 4 '; } >"$t/zval.mtx"
 { mm symmetric; printf '4 4 7\n1 1 4\n%% '; } >"$t/zcom.mtx"
-if truncate -s 200G "$t/zval.mtx" 2>/dev/null && truncate -s 200G "$t/zcom.mtx" 2>/dev/null; then
-  for c in "zval 3" "zcom 4"; do
-    set -- $c
+for c in "zeros 4 after line 3" "zval 3 from line 3 on, after its first bytes" "zcom 4 from line 4 on, after its first bytes"; do
+  set -- $c
+  f=$1 line=$2
+  shift 2
+  if truncate -s 200G "$t/$f.mtx" 2>/dev/null; then
     for np in 1 3; do
-      timeout 60 $MPIEXEC -n $np "$CLCG_BIN" "$t/$1.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+      timeout 60 $MPIEXEC -n $np "$CLCG_BIN" "$t/$f.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
       [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] &&
-        grep -q "$1.mtx:$2: binary data (byte 0x00)" "$t/err"
-      ok $? "200 GB of zeros from line $2 on, after its first bytes, $np rank(s): exit $rc within the minute, $(head -c 120 "$t/err")"
+        grep -q "$f.mtx:$line: binary data (byte 0x00)" "$t/err"
+      ok $? "200 GB of zeros $*, $np rank(s): exit $rc within the minute, $(head -c 120 "$t/err")"
     done
-  done
-else
-  skip "200 GB of zeros after a value or in a comment" "no sparse file of 200 GB here"
-fi
-rm -f "$t/zval.mtx" "$t/zcom.mtx"
+  else
+    skip "200 GB of zeros $*" "no sparse file of 200 GB here"
+  fi
+  rm -f "$t/$f.mtx"
+done
 # a NUL byte in a comment is no text either (a small file: every reader, plain and gzip)
 { mm symmetric; printf '2 2 2\n1 1 1\n%% a \000 comment\n2 2 2\n'; } >"$t/nulc.mtx"
 gzip -c "$t/nulc.mtx" >"$t/nulc.mtx.gz"
