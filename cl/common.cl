@@ -155,6 +155,49 @@ inline real sum_parts(global const dsum *a, uint n, local dsum *buf)
     return sum_parts_dd(a, n, buf).x;
 }
 
+/* Device-wide order of global memory: on NVIDIA the PTX fence of the whole GPU. */
+#if defined(CLCG_NV_PTX) && CLCG_NV_PTX
+#define FENCE_DEVICE() asm volatile("membar.gl;" : : : "memory")
+#else
+#define FENCE_DEVICE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+
+/* Whether this work-group is the last of its launch to get here, once its partial sums are
+ * written (by its work-item 0): the last one then adds up the launch's partial sums itself,
+ * so that a reduction point of the host path needs no launch of its own.  ticket (NULL: no
+ * group is last) counts the groups; the last one sets it back to 0 for the next launch.
+ * Every work-item calls it; buf is free again when it returns. */
+inline int last_group(volatile global uint *ticket, local dsum *buf)
+{
+    if (!ticket)
+        return 0;
+    local uint *flag = (local uint *)buf;
+    if (get_local_id(0) == 0) {
+        FENCE_DEVICE();   /* this group's partial sums, then its ticket */
+        const uint last = atomic_inc(ticket) == get_num_groups(0) - 1;
+        if (last)
+            atomic_xchg(ticket, 0);
+        flag[0] = last;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int last = flag[0] != 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (last)
+        FENCE_DEVICE();   /* the others' tickets, then their partial sums */
+    return last;
+}
+
+/* sum_parts_dd of partial sums that other work-groups of this launch have just written:
+ * read past any cache of this compute unit */
+inline dsum sum_fresh_dd(global const dsum *a, uint n, local dsum *buf)
+{
+    volatile global const dsum *v = (volatile global const dsum *)a;
+    dsum s = DSUM0;
+    for (uint i = get_local_id(0); i < n; i += get_local_size(0))
+        s = dd_add(s, v[i]);
+    return group_sum(s, buf);
+}
+
 /* Entry j of z = M^-1 r (Jacobi when dinv is given, identity otherwise). */
 inline real zval(global const real *r, global const real *dinv, uint j)
 {

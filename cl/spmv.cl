@@ -46,12 +46,24 @@
     }                                                                                  \
     const int go = live && stop == 0;                                                  \
     const real beta = go && !first ? rz / rzp : 0;
+#define FIN_ARGS
+#define FINISH
 #else
 #define KNAME(base) base##_dot
 #define P_ARGS global const real *p
 #define FETCH(j) p[(j)]
 #define STORE_P(i, v) ((void)0)
 #define PROLOGUE const int go = 1;
+/* With a ticket (else NULL), the last work-group of the launch adds up the partial sums
+ * part[0..part_off + groups) into fin[0]: those of this launch and of the launches before
+ * it on the lower offsets (the interior rows, when this one does the boundary rows). */
+#define FIN_ARGS , global dsum *fin, volatile global uint *ticket
+#define FINISH                                                                         \
+    if (last_group(ticket, buf)) {                                                     \
+        const dsum all_ = sum_fresh_dd(part, part_off + get_num_groups(0), buf);       \
+        if (get_local_id(0) == 0)                                                      \
+            fin[0] = all_;                                                             \
+    }
 #endif
 
 /* s += val[k] * FETCH(col[k]) for k = k0, k0+st, ... < end, added in that order (so the
@@ -95,7 +107,7 @@
 kernel void KNAME(spmv_csr_scalar)(uint n, global const uint *rows, global const uint *rowptr,
                                    global const uint *col, global const real *val, P_ARGS,
                                    global real *q, global dsum *part, uint part_off,
-                                   local dsum *buf)
+                                   local dsum *buf FIN_ARGS)
 {
     PROLOGUE
     dsum spq = DSUM0;
@@ -112,13 +124,14 @@ kernel void KNAME(spmv_csr_scalar)(uint n, global const uint *rows, global const
     spq = group_sum(spq, buf);
     if (go && get_local_id(0) == 0)
         part[part_off + get_group_id(0)] = spq;
+    FINISH
 }
 
 /* A team of vs work-items (a power of two dividing the local size) per row. */
 kernel void KNAME(spmv_csr_vector)(uint n, global const uint *rows, global const uint *rowptr,
                                    global const uint *col, global const real *val, P_ARGS,
                                    global real *q, global dsum *part, uint part_off, uint vs,
-                                   local dsum *buf)
+                                   local dsum *buf FIN_ARGS)
 {
     PROLOGUE
     const uint lid = get_local_id(0), lane = lid & (vs - 1);
@@ -152,6 +165,7 @@ kernel void KNAME(spmv_csr_vector)(uint n, global const uint *rows, global const
     spq = group_sum(spq, buf);
     if (go && get_local_id(0) == 0)
         part[part_off + get_group_id(0)] = spq;
+    FINISH
 }
 
 /* SELL-C: row i lies in slice i/C at lane i%C; its k-th entry at
@@ -159,7 +173,7 @@ kernel void KNAME(spmv_csr_vector)(uint n, global const uint *rows, global const
 kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint *sptr,
                              global const uint *col, global const real *val, P_ARGS,
                              global real *q, global dsum *part, uint part_off, uint C,
-                             local dsum *buf)
+                             local dsum *buf FIN_ARGS)
 {
     PROLOGUE
     dsum spq = DSUM0;
@@ -177,6 +191,7 @@ kernel void KNAME(spmv_sell)(uint n, global const uint *rows, global const uint 
     spq = group_sum(spq, buf);
     if (go && get_local_id(0) == 0)
         part[part_off + get_group_id(0)] = spq;
+    FINISH
 }
 
 /* CSR stream (row blocks): the host cuts the rows into blocks, each either a run of whole
@@ -272,7 +287,7 @@ inline real stream_lanes(local const real *lds, uint b, uint e, uint lane, uint 
 kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global const uint *rowptr,
                                    global const uint *col, global const real *val, P_ARGS,
                                    global real *q, global dsum *part, uint part_off,
-                                   local dsum *buf)
+                                   local dsum *buf FIN_ARGS)
 {
     local real lds[SIX(STREAM_CAP - 1) + 1] __attribute__((aligned(16)));
     PROLOGUE
@@ -434,6 +449,7 @@ kernel void KNAME(spmv_csr_stream)(uint nblk, global const uint *blk, global con
     spq = group_sum(spq, buf);
     if (go && get_local_id(0) == 0)
         part[part_off + get_group_id(0)] = spq;
+    FINISH
 }
 #undef SIX
 
@@ -454,4 +470,6 @@ kernel void update_p_cg(uint n, P_ARGS, local dsum *buf)
 #undef FETCH
 #undef STORE_P
 #undef PROLOGUE
+#undef FIN_ARGS
+#undef FINISH
 #undef ROW_SUM

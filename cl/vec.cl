@@ -145,14 +145,24 @@ kernel void update_xr(uint n, global real *x, global real *r, global const real 
 
 /* The host path's r update: alpha from the host (which has reduced p'q and checked it),
  * r -= alpha q and the partial sums of the new r'z and r'r; x is left to axpy, which runs
- * while the host reduces these. */
+ * while the host reduces these.  With a ticket, the last work-group adds the partial sums
+ * up into fin as well. */
 kernel void update_r(uint n, real alpha, global real *r, global const real *q, global const real *dinv,
-                     global dsum *part_rz, global dsum *part_rr, local dsum *buf, global const real *wrr)
+                     global dsum *part_rz, global dsum *part_rr, local dsum *buf, global const real *wrr,
+                     global dsum *fin, volatile global uint *ticket)
 {
     dsum srz = DSUM0, srr = DSUM0;
     for (uint i = get_global_id(0); i < n; i += get_global_size(0))
         r_step(i, r, alpha, r, q, dinv, wrr, &srz, &srr);
     rz_rr_parts(srz, srr, dinv, wrr, 1, part_rz, part_rr, buf);
+    if (last_group(ticket, buf)) {   /* fin[0], fin[1]: the sums of r'z and r'r */
+        const dsum rz = sum_fresh_dd(part_rz, get_num_groups(0), buf);
+        const dsum rr = sum_fresh_dd(part_rr, get_num_groups(0), buf);
+        if (get_local_id(0) == 0) {
+            fin[0] = rz;
+            fin[1] = rr;
+        }
+    }
 }
 
 /* p = z + beta pprev, z = M^-1 r, for the listed rows only (the host path forms these

@@ -37,6 +37,7 @@ typedef struct {
     const char *variant;    /* standard, single-reduction or pipelined */
     double t_exchange, t_allreduce;
     int64_t launches, syncs;
+    int fin;                /* host path: the launches before a reduction point sum it up */
 } cg_ctx;
 
 #define ARG(k, i, v)                                                                   \
@@ -494,6 +495,22 @@ static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clc
     memset(v, 0, 8 * sizeof *v);
     for (int d = 0; d < c->nd && local == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
+        if (s->sum_ev) {   /* the last launch's last work-group has summed them into red */
+            local = xfer_queue(s);
+            if (local == CLCG_OK)
+                local = clcg_cl_fail_if(clEnqueueReadBuffer(s->xq, s->red, CL_FALSE, 0, (size_t)nv * sizeof(cl_double2),
+                                                            s->hred, 1, &s->sum_ev, &s->red_ev),
+                                        "clEnqueueReadBuffer(reductions)");
+            clReleaseEvent(s->sum_ev);
+            s->sum_ev = NULL;
+            if (local == CLCG_OK)
+                local = clcg_cl_fail_if(clFlush(s->xq), "clFlush");
+            if (local == CLCG_OK && xt)
+                local = enqueue_x_tail(c, d, xt);
+            if (local == CLCG_OK)
+                local = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
+            continue;
+        }
         clcg_launch groups = {s->vec.wg, (size_t)nv, 0};   /* group i sums array i */
         cl_kernel k = s->k[K_REDUCE];
         cl_int e = CL_SUCCESS;
@@ -635,12 +652,15 @@ static clcg_status set_interior_cg(clcg_slice *s, cl_kernel k, int par, int64_t 
  * `first` (else -1) goes as that run, a global offset (no list to read: 2 H200 ranks' interior
  * SpMV at 256^3, 222 -> 208 us), where the kernel numbers rows by work-item (CSR scalar,
  * SELL).  Not on CPU devices: PoCL 5.0 with two devices in a process aborted in 22 of 48 runs
- * once kernels ran with an offset (pocl_release_dlhandle_cache: ref_count assertion). */
-static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int64_t first, cl_uint part_off)
+ * once kernels ran with an offset (pocl_release_dlhandle_cache: ref_count assertion).  fin:
+ * the last launch before p'q is reduced, whose last work-group sums up all of its partial
+ * sums (s->sum_ev, for the read). */
+static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int64_t first, cl_uint part_off, int fin)
 {
     clcg_slice *s = &c->s[d];
     cl_kernel ks = s->k[K_SPMV];
     clcg_launch L = s->spmv;
+    CLCG_CALL(clcg_set_fin(ks, clcg_fin_arg(s->fmt), fin ? s->red : NULL, fin ? s->ticket : NULL));
     if (rows && first >= 0 && s->dev.info.is_gpu && (s->fmt == FMT_SELL || s->fmt == FMT_CSR_SCALAR)) {
         L.off = (size_t)first;   /* the kernel's rows get_global_id(0) < first + n */
         n += (cl_uint)first;
@@ -652,7 +672,12 @@ static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int6
         CLCG_CALL(set_spmv_head(ks, s, n, rows));
     ARG(ks, 5, s->sp_in);
     CLCG_CALL(set_spmv_tail(ks, 6, s, part_off));
-    return launch(c, d, ks, K_SPMV, &L);
+    if (!fin)
+        return launch(c, d, ks, K_SPMV, &L);
+    if (s->sum_ev)
+        clReleaseEvent(s->sum_ev);
+    s->sum_ev = NULL;
+    return launch_ev(c, d, ks, K_SPMV, &L, &s->sum_ev);
 }
 
 /* The host path forms p inside the SpMV when the storage takes row lists and the slice is
@@ -713,7 +738,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         } else if (s->fmt == FMT_CSR_STREAM) {   /* no row lists: all rows at once, once ghosts are in */
             s->npq_parts = s->spmv.ng;
             if (st == CLCG_OK && s->ncols == s->nrows)
-                st = launch_spmv_in(c, d, 0, NULL, -1, 0);
+                st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin);
         } else if (st == CLCG_OK && fused && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
@@ -723,7 +748,8 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         } else if (st == CLCG_OK && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
-            st = launch_spmv_in(c, d, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int, s->int_first, 0);
+            st = launch_spmv_in(c, d, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int, s->int_first, 0,
+                                c->fin && s->ncols == s->nrows);
         }
         if (st == CLCG_OK)
             st = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
@@ -765,12 +791,12 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
             continue;
         st = write_ghosts(c, s, ng);
         if (st == CLCG_OK && s->fmt == FMT_CSR_STREAM) {
-            st = launch_spmv_in(c, d, 0, NULL, -1, 0);
+            st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin);
         } else if (st == CLCG_OK && s->nbnd > 0) {
             int only = s->nint == 0;
             s->npq_parts = only ? s->spmv.ng : 2 * s->spmv.ng;
             st = launch_spmv_in(c, d, (cl_uint)(only ? s->nrows : s->nbnd), only ? NULL : s->rows_bnd, s->bnd_first,
-                                only ? 0 : (cl_uint)s->spmv.ng);
+                                only ? 0 : (cl_uint)s->spmv.ng, c->fin);
         }
     }
     c->t_exchange += MPI_Wtime() - t0;
@@ -921,6 +947,10 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             if (st == CLCG_OK)
                 st = set_dinv(ku, 4, s);
             if (st == CLCG_OK)
+                st = clcg_set_fin(ku, 9, c->fin ? s->red : NULL, c->fin ? s->ticket : NULL);
+            if (st == CLCG_OK && c->fin)
+                st = launch_ev(c, d, ku, K_UPDATE_R, &s->vec, &s->sum_ev);
+            else if (st == CLCG_OK)
                 st = launch(c, d, ku, K_UPDATE_R, &s->vec);
         }
         const x_tail xt = {alpha, par, 0};
@@ -1363,8 +1393,14 @@ static clcg_status solve_variant(cg_ctx *c, double tol2, double bnorm, clcg_solv
         st = solve_pipe(c, tol2, bnorm, res, run);
     else if (c->size == 1 && c->nd == 1 && !(getenv("CLCG_HOST_PATH") && *getenv("CLCG_HOST_PATH") == '1'))
         st = solve_fused(c, tol2, bnorm, res, run);   /* CLCG_HOST_PATH=1: the path of several (tests, timing) */
-    else
+    else {
+        /* the last launch before each reduction point sums it up (CLCG_FINISH=0: a
+           reduce_sum launch of its own, as the other variants do; development and tests) */
+        const char *e = getenv("CLCG_FINISH");
+        c->fin = !(e && *e == '0');
         st = solve_host(c, tol2, bnorm, res, run);
+        c->fin = 0;
+    }
     for (int d = 0; d < c->nd && st == CLCG_OK; d++)
         st = clcg_cl_fail_if(clFinish(c->s[d].dev.queue), "clFinish");
     return st;

@@ -67,6 +67,8 @@ typedef struct {
     int64_t npb;
     cl_event pack_ev;                    /* the boundary read of this iteration */
     cl_event red_ev;                     /* the read of a reduction point's sums */
+    cl_event sum_ev;                     /* a launch whose last work-group summed them into red */
+    cl_mem ticket;                       /* its count of finished work-groups (one uint, 0 between launches) */
     cl_event packed_ev;                  /* update_p_pack of this iteration (the pack read waits) */
     cl_command_queue xq;                 /* ghost writes, beside the interior SpMV (made on first use) */
     int64_t *pack_dst;       /* pack entry k -> rank-local row */
@@ -108,6 +110,8 @@ const char *clcg_kernel_name(int kid);
 double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi);
 
 /* Enqueue kernel kid with the slice's launch shape; profiled when prof != NULL. */
+cl_uint clcg_fin_arg(clcg_fmt fmt);
+clcg_status clcg_set_fin(cl_kernel k, cl_uint i, cl_mem fin, cl_mem ticket);
 clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L,
                                clcg_prof *prof);
 /* The same, with the launch's event in *out (the caller releases it). */

@@ -294,6 +294,10 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         CLCG_CHECK(st, buf_from(s, NULL, pb, "partial sums", &s->part_rr[i]), out);
     }
     CLCG_CHECK(st, buf_from(s, NULL, 8 * sizeof(double), "reductions", &s->red), out);
+    {
+        const cl_uint zero = 0;
+        CLCG_CHECK(st, buf_from(s, &zero, sizeof zero, "work-group ticket", &s->ticket), out);
+    }
     {   /* the reduced values in one buffer, each slot a sub-buffer, so the host writes several
            in one command (slots: r'z, previous r'z, r'r, p'q) */
         cl_uint bits = 0;
@@ -439,6 +443,15 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         else
             snprintf(name, sizeof name, "%s", knames[kid]);
         CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->k[kid]), out);
+        /* no summing work-group unless a launch asks for one (fin, ticket: the last two) */
+        if (kid == K_SPMV)
+            CLCG_CHECK(st, clcg_set_fin(s->k[kid], clcg_fin_arg(fmt), NULL, NULL), out);
+        if (kid == K_SPMV && fmt == FMT_CSR_ADAPTIVE)
+            for (int b = 0; b < NBINS; b++)
+                CLCG_CHECK(st, clcg_set_fin(s->kbin_dot[b], clcg_fin_arg(s->bin_vs[b] == 1 ? FMT_CSR_SCALAR : FMT_CSR_VECTOR),
+                                            NULL, NULL), out);
+        if (kid == K_UPDATE_R)
+            CLCG_CHECK(st, clcg_set_fin(s->k[kid], 9, NULL, NULL), out);
         if (kid == K_SPMV_CG)
             for (int i = 0; i < 2; i++)
                 CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->kcg[i]), out);
@@ -463,13 +476,13 @@ out:
 void clcg_slice_free(clcg_slice *s)
 {
     cl_mem *mems[] = {&s->ptr, &s->col, &s->val, &s->x, &s->r, &s->q, &s->b, &s->dinv, &s->p[0], &s->p[1],
-                      &s->part_pq, &s->part_rz[0], &s->part_rz[1], &s->part_rr[0], &s->part_rr[1], &s->red,
+                      &s->part_pq, &s->part_rz[0], &s->part_rz[1], &s->part_rr[0], &s->part_rr[1], &s->red, &s->ticket,
                       &s->g_rz[0], &s->g_rz[1], &s->g_pq, &s->g_rr, &s->glob, &s->scal, &s->pack_idx, &s->pack_buf, &s->rows_int, &s->rows_bnd, &s->rows_pb,
                       &s->ext[0], &s->ext[1], &s->ext[2], &s->ext[3], &s->ext[4], &s->wrr, &s->blk};
     struct { cl_mem *m; double **p; } pins[] = {{&s->hpin_pack, &s->hpack}, {&s->hpin_ghost, &s->hghost},
                                                 {&s->hpin_red, &s->hred}, {&s->hpin_glob, &s->hglob}};
     /* transfers into the pinned buffers end before those are unmapped */
-    cl_event *evs[] = {&s->pack_ev, &s->red_ev, &s->packed_ev};   /* left by a failed solve */
+    cl_event *evs[] = {&s->pack_ev, &s->red_ev, &s->packed_ev, &s->sum_ev};   /* left by a failed solve */
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (*evs[i]) {
             clWaitForEvents(1, evs[i]);
@@ -542,6 +555,20 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi)
     case K_DOT: return 16.0 * n;
     default: return 8.0 * (double)s->nparts;
     }
+}
+
+/* The index of a plain SpMV kernel's argument fin (ticket follows it) in storage form fmt. */
+cl_uint clcg_fin_arg(clcg_fmt fmt)
+{
+    return fmt == FMT_CSR_VECTOR || fmt == FMT_SELL ? 11 : 10;
+}
+
+/* A kernel's arguments fin and ticket, from index i: buffers, or NULL (no summing group). */
+clcg_status clcg_set_fin(cl_kernel k, cl_uint i, cl_mem fin, cl_mem ticket)
+{
+    CLCG_CL(clSetKernelArg(k, i, sizeof(cl_mem), fin ? &fin : NULL));
+    CLCG_CL(clSetKernelArg(k, i + 1, sizeof(cl_mem), ticket ? &ticket : NULL));
+    return CLCG_OK;
 }
 
 clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L, clcg_prof *prof)

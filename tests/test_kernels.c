@@ -714,6 +714,37 @@ static void spmv_tail(argset *a, const tfmt *f, cl_mem q, cl_mem part, cl_uint o
     al(a, wg);
 }
 
+/* A ticket for the summing work-group: one uint, 0. */
+static cl_mem ticket_buf(void)
+{
+    cl_int e;
+    const cl_uint zero = 0;
+    cl_mem m = clCreateBuffer(dev.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, (void *)&zero, &e);
+    CL(e);
+    return m;
+}
+
+static cl_uint ticket_value(cl_mem m)
+{
+    cl_uint v = 0xdeadu;
+    if (!stuck)
+        CL(clEnqueueReadBuffer(dev.queue, m, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL));
+    return v;
+}
+
+/* The (hi, lo) sum of n partial sums as the host adds them up: the bits a summing
+ * work-group must give in hi (dot products in double-double do not depend on the order). */
+static int fin_matches(const char *what, const double *fin, int64_t n, const double *part)
+{
+    double s[2] = {0.0, 0.0};
+    for (int64_t i = 0; i < n; i++)
+        clcg_dd_add(s, part + 2 * i);
+    if (memcmp(&fin[0], &s[0], sizeof s[0]) == 0 && fabs(fin[1]) <= 0.5 * fabs(nextafter(s[0], INFINITY) - s[0]))
+        return 1;
+    tap_diag("  %s: summed (%.17g, %.3g), the partial sums add up to (%.17g, %.3g)", what, fin[0], fin[1], s[0], s[1]);
+    return 0;
+}
+
 /* Rows 0, 3, 6, ...: the subset the overlap split would pass as `rows`. */
 static cl_uint *every_third(int64_t n, int64_t *count)
 {
@@ -730,7 +761,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
 {
     const clcg_csr *A = &m->A;
     const int64_t n = A->nrows;
-    int64_t nsub, bad_q = 0, bad_pq = 0, bad_rows = 0, bad_off = 0, same = 1;
+    int64_t nsub, bad_q = 0, bad_pq = 0, bad_rows = 0, bad_fin = 0, bad_off = 0, same = 1;
     char what[96];
     reseed(label);
     double *p = rvec(n, -1.0, 1.0), *pabs = xmalloc((size_t)n, sizeof *pabs);
@@ -755,7 +786,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
     const double pq_tol = (4.0 * (double)n + 4.0 * (double)m->maxlen + 16.0) * EPS * scale;
     const double sub_tol = (4.0 * (double)n + 4.0 * (double)m->maxlen + 16.0) * EPS * scale_sub;
     cl_mem bp = dbuf_from((size_t)n, p), bq = dbuf((size_t)n), bpart = dbuf(NPARTS);
-    cl_mem brows = ubuf_from((size_t)nsub, rows, (cl_uint)n);
+    cl_mem brows = ubuf_from((size_t)nsub, rows, (cl_uint)n), bfin = dbuf(2), bticket = ticket_buf();
     int nrun = 0;
     /* rows from n/3 on, as the solver passes a run of rows on a GPU (a global offset; the
        storage forms that number rows by work-item): their q and p'q */
@@ -779,6 +810,8 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
         spmv_head(&a, st, (cl_uint)n, NULL);
         am(&a, bp);
         spmv_tail(&a, f, bq, bpart, 0, L->wg);
+        am(&a, NULL);   /* fin, ticket: no summing work-group */
+        am(&a, NULL);
         launch(k, L);
         get(bq, (size_t)n, q);
         get(bpart, NPARTS, part);
@@ -793,6 +826,35 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
             touched("part", 2 * (int64_t)L->ng, NPARTS, part) + guard_broken("part", bpart, NPARTS) != 0)
             bad_pq++;
 
+        /* a summing work-group: all rows with partial sums from 0, then again from ng (as the
+           boundary rows after the interior ones); fin[0] the host's sum of part[0..ng), then
+           of part[0..2 ng); q as without it; the ticket back to 0 after each */
+        for (int h = 0; h < 2; h++) {
+            double fin[2];
+            const cl_uint off = h ? (cl_uint)L->ng : 0;
+            poison(bq, (size_t)n);
+            poison(bfin, 2);
+            if (h == 0)
+                poison(bpart, NPARTS);
+            a.i = 0;
+            spmv_head(&a, st, (cl_uint)n, NULL);
+            am(&a, bp);
+            spmv_tail(&a, f, bq, bpart, off, L->wg);
+            am(&a, bfin);
+            am(&a, bticket);
+            launch(k, L);
+            get(bq, (size_t)n, q);
+            get(bpart, NPARTS, part);
+            get(bfin, 2, fin);
+            snprintf(what, sizeof what, "summing group, part_off %u: q (wg %zu x %zu)", off, L->wg, L->ng);
+            bad_fin += mismatches(what, n, q, qref, tol);
+            snprintf(what, sizeof what, "fin[0] = sum part[0..%zu) (wg %zu)", off + L->ng, L->wg);
+            bad_fin += !fin_matches(what, fin, (int64_t)(off + L->ng), part) + guard_broken("fin", bfin, 2);
+            const cl_uint tv = ticket_value(bticket);
+            if (tv != 0 && bad_fin++ < SHOW)
+                tap_diag("  %s: ticket left at %u", what, tv);
+        }
+
         if (by_item && !st->bblk) {   /* rows [first, n) as a run: get_global_id(0) from first */
             poison(bq, (size_t)n);
             poison(bpart, NPARTS);
@@ -800,6 +862,8 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
             spmv_head(&a, st, (cl_uint)n, NULL);
             am(&a, bp);
             spmv_tail(&a, f, bq, bpart, 0, L->wg);
+            am(&a, NULL);
+            am(&a, NULL);
             launch_at(k, L, (size_t)first);
             get(bq, (size_t)n, q);
             get(bpart, NPARTS, part);
@@ -827,6 +891,8 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
         spmv_head(&a, st, (cl_uint)nsub, brows);
         am(&a, bp);
         spmv_tail(&a, f, bq, bpart, PART_OFF, L->wg);
+        am(&a, NULL);
+        am(&a, NULL);
         launch(k, L);
         get(bq, (size_t)n, q);
         get(bpart, NPARTS, part);
@@ -871,6 +937,8 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
         spmv_head(&a, &other, (cl_uint)n, NULL);
         am(&a, bp);
         spmv_tail(&a, f, bq, bpart, 0, L->wg);
+        am(&a, NULL);
+        am(&a, NULL);
         launch(k, L);
         get(bq, (size_t)n, q);
         tap_ok(memcmp(q, q0, (size_t)n * sizeof *q) == 0, "%s: the same bits with blocks of at most 7 rows (%lld blocks)",
@@ -882,6 +950,8 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
         spmv_head(&a, st, (cl_uint)n, NULL);
         am(&a, bp);
         spmv_tail(&a, f, bq, bpart, 0, small.wg);
+        am(&a, NULL);
+        am(&a, NULL);
         launch(k, &small);
         get(bq, (size_t)n, q);
         tap_ok(memcmp(q, q0, (size_t)n * sizeof *q) == 0, "%s: the same bits with work-groups of 8", label);
@@ -894,9 +964,13 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
     if (!st->bblk)
         tap_ok(bad_rows == 0, "%s: rows list (every third row), part_off %d: listed rows and their p'q only", label,
                PART_OFF);
+    tap_ok(bad_fin == 0, "%s: a summing work-group (part_off 0 and ng): q unchanged, fin = the partial sums' sum, "
+           "ticket back to 0", label);
     if (by_item && !st->bblk)
         tap_ok(bad_off == 0, "%s: rows %lld..%lld as a run (global offset): those rows and their p'q only", label,
                (long long)first, (long long)n - 1);
+    release(bfin);
+    clReleaseMemObject(bticket);
     release(bp);
     release(bq);
     release(bpart);
@@ -1733,7 +1807,7 @@ static void test_update_r(void)
             }
             const double rz_tol = (4.0 * (double)n + 16.0) * EPS * srz_abs, rr_tol = (4.0 * (double)n + 16.0) * EPS * srr_abs;
             cl_mem br = dbuf((size_t)n), bq = dbuf_from((size_t)n, q), bd = dbuf_from((size_t)n, d);
-            cl_mem brz = dbuf(NPARTS), brr = dbuf(NPARTS);
+            cl_mem brz = dbuf(NPARTS), brr = dbuf(NPARTS), bfin = dbuf(4), bticket = ticket_buf();
             for (int t = 0; t < NSHAPES(all_shapes); t++) {
                 const shape *L = &all_shapes[t];
                 if (!shape_fits(L))
@@ -1751,10 +1825,40 @@ static void test_update_r(void)
                 am(&a, brr);
                 al(&a, L->wg);
                 am(&a, NULL);   /* wrr: unweighted r'r */
+                am(&a, NULL);   /* fin, ticket: no summing work-group */
+                am(&a, NULL);
                 launch(k, L);
                 bad += check_r_sums(L, n, br, brz, brr, got, rw, rt, "new ", srz, rz_tol, srr, rr_tol);
+                /* again with a summing work-group, twice (the ticket is set back to 0): r as
+                   before, and fin the host's sums of the partial sums */
+                for (int rep = 0; rep < 2; rep++) {
+                    double pz[2 * NPARTS], pr[2 * NPARTS], fin[4];
+                    put(br, (size_t)n, r);
+                    poison(brz, NPARTS);
+                    poison(brr, NPARTS);
+                    poison(bfin, 4);
+                    a.i = 9;
+                    am(&a, bfin);
+                    am(&a, bticket);
+                    launch(k, L);
+                    bad += check_r_sums(L, n, br, brz, brr, got, rw, rt, "new ", srz, rz_tol, srr, rr_tol);
+                    get(brz, NPARTS, pz);
+                    get(brr, NPARTS, pr);
+                    get(bfin, 4, fin);
+                    bad += !fin_matches("update_r fin[0] (r'z)", fin, (int64_t)L->ng, pz);
+                    bad += !fin_matches("update_r fin[1] (r'r)", fin + 2, (int64_t)L->ng, pr);
+                    bad += guard_broken("fin", bfin, 4);
+                    const cl_uint tv = ticket_value(bticket);
+                    if (tv != 0) {
+                        bad++;
+                        tap_diag("  update_r: ticket left at %u", tv);
+                    }
+                }
             }
-            tap_ok(bad == 0, "%s: r = r - alpha q, r'z and r'r partials, %d launch shapes", label, NSHAPES(all_shapes));
+            tap_ok(bad == 0, "%s: r = r - alpha q, r'z and r'r partials, %d launch shapes; a summing work-group's "
+                   "fin = the partials' sums, ticket back to 0", label, NSHAPES(all_shapes));
+            release(bfin);
+            clReleaseMemObject(bticket);
             release(br);
             release(bq);
             release(bd);

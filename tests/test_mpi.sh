@@ -115,15 +115,19 @@ done
 # in the same launch as p or in one of its own first: the reference's iterates on 3 ranks.
 # On a GPU the plain SpMV takes the interior and boundary rows as runs where they are one (the
 # end ranks, and the middle rank's interior) and as lists elsewhere (the middle rank's boundary).
+# The last launch before each reduction point adds its partial sums up in its last
+# work-group, or (CLCG_FINISH=0) a reduce_sum launch does.
 "$CLCG_BIN" --reference --generate poisson3d:14 --json "$t/ref.json" -q
 base=$(json_num "$t/ref.json" iterations)
-for f in sell csr-scalar; do
+for f in sell csr-scalar csr-stream; do
   for pf in 0 1; do
-    CLCG_P_PASS=split CLCG_PACK_FIRST=$pf timeout 300 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:14 --format $f \
-      --exchange neighbor --json "$t/pf.json" -q; rc=$?
-    it=$(json_num "$t/pf.json" iterations); tr=$(json_num "$t/pf.json" true)
-    [ $rc -eq 0 ] && absdiff_le "$it" "$base" 1 && le "$tr" 1e-7
-    ok $? "p in a pass of its own, --format $f, CLCG_PACK_FIRST=$pf, 3 ranks: $it iterations (reference $base, +-1), true residual $tr"
+    for fin in 0 1; do
+      CLCG_FINISH=$fin CLCG_P_PASS=split CLCG_PACK_FIRST=$pf timeout 300 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:14 \
+        --format $f --exchange neighbor --json "$t/pf.json" -q; rc=$?
+      it=$(json_num "$t/pf.json" iterations); tr=$(json_num "$t/pf.json" true)
+      [ $rc -eq 0 ] && absdiff_le "$it" "$base" 1 && le "$tr" 1e-7
+      ok $? "p in a pass of its own, --format $f, CLCG_PACK_FIRST=$pf, CLCG_FINISH=$fin, 3 ranks: $it iterations (reference $base, +-1), true residual $tr"
+    done
   done
 done
 # the path of several ranks or devices on one rank and device (CLCG_HOST_PATH=1: host
