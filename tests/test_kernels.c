@@ -19,7 +19,10 @@
 
 #define EPS DBL_EPSILON
 #define SENTINEL (-123.25)   /* scalar slots a kernel must leave alone */
-#define HANG_SECONDS 10.0    /* a launch still running after this is a hang */
+/* a launch still running after this is a hang (a launch of the stream kernel was still running
+ * after 10 s on 2 cores loaded by make -j2 check, and passed alone: PoCL compiles a kernel for
+ * its local size at its first launch) */
+#define HANG_SECONDS 60.0
 
 /* GUARD entries after every buffer (more than the largest local size, so a work-group
  * running past the end stays inside them); index buffers are padded so that rows past
