@@ -38,6 +38,8 @@ typedef struct {
     double t_exchange, t_allreduce;
     int64_t launches, syncs;
     int fin;                /* host path: the launches before a reduction point sum it up */
+    int direct;             /* one device, neighbour exchange: MPI sends the device's pack and
+                               receives into its ghost buffer, no copy through hp */
 } cg_ctx;
 
 #define ARG(k, i, v)                                                                   \
@@ -605,13 +607,15 @@ static clcg_status write_scalars(clcg_slice *s, int first, int count, const doub
     return CLCG_OK;
 }
 
-/* The ghosts of sp_in from the host copy of p, written on a queue of their own while the
- * interior SpMV runs (it reads no ghost); what follows on the device queue waits for them. */
+/* The ghosts of sp_in from the host copy of p (c->direct: already in hghost), written on a
+ * queue of their own while the interior SpMV runs (it reads no ghost); what follows on the
+ * device queue waits for them.  The reduction read that comes next on that queue ends after
+ * this write, so hghost is free again when the host has the next reduced values. */
 static clcg_status write_ghosts(cg_ctx *c, clcg_slice *s, int64_t ng)
 {
     cl_int e = CL_SUCCESS;
     cl_event ev = NULL;
-    for (int64_t k = 0; k < ng; k++)
+    for (int64_t k = 0; k < ng && !c->direct; k++)
         s->hghost[k] = c->hp[s->ghost_src[k]];
     CLCG_CALL(xfer_queue(s));
     CLCG_CL(clEnqueueWriteBuffer(s->xq, s->sp_in, CL_FALSE, (size_t)s->nrows * sizeof(double),
@@ -654,8 +658,9 @@ static clcg_status set_interior_cg(clcg_slice *s, cl_kernel k, int par, int64_t 
  * SELL).  Not on CPU devices: PoCL 5.0 with two devices in a process aborted in 22 of 48 runs
  * once kernels ran with an offset (pocl_release_dlhandle_cache: ref_count assertion).  fin:
  * the last launch before p'q is reduced, whose last work-group sums up all of its partial
- * sums (s->sum_ev, for the read). */
-static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int64_t first, cl_uint part_off, int fin)
+ * sums (s->sum_ev, for the read); else ev (or NULL) gets the launch's event. */
+static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int64_t first, cl_uint part_off, int fin,
+                                  cl_event *ev)
 {
     clcg_slice *s = &c->s[d];
     cl_kernel ks = s->k[K_SPMV];
@@ -673,7 +678,7 @@ static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int6
     ARG(ks, 5, s->sp_in);
     CLCG_CALL(set_spmv_tail(ks, 6, s, part_off));
     if (!fin)
-        return launch(c, d, ks, K_SPMV, &L);
+        return ev ? launch_ev(c, d, ks, K_SPMV, &L, ev) : launch(c, d, ks, K_SPMV, &L);
     if (s->sum_ev)
         clReleaseEvent(s->sum_ev);
     s->sum_ev = NULL;
@@ -692,6 +697,34 @@ static int host_fused(const cg_ctx *c)
     return 1;
 }
 
+/* Whether update_p_pack's ghost pack runs as a launch of its own before all of p is formed,
+ * so that the boundary values leave earlier, at the cost of one launch: 1 or 0, or -1 while
+ * undecided (as 0).  It pays where the interior SpMV is shorter than the halo's way through
+ * host memory: on 2 H200 (nvidia-h200-x2, 2026-11-23 09:40 UTC, Poisson 256^3, `neighbor`,
+ * the halo copied through the host's p) the boundary SpMV waited 38-44 us for the ghosts, 3-9
+ * us with the pack first (strong 0.489 -> 0.469 ms); on 2 H100 (2026-11-26 16:05 UTC, the
+ * exchange in place) the interior SpMV of 295 us hid the halo, and the launch only cost
+ * (0.5672 against 0.5750 ms).  So it is decided per device from the run itself: the first
+ * PF_WATCH iterations (after the first of a solve) go without, and note whether the interior
+ * SpMV had already ended when the ghosts left the host; in most of them, the pack goes first
+ * from then on.  Where no SpMV of interior rows runs before the ghosts are in (csr-stream
+ * and csr-adaptive multiply once the exchange is done; a slice of boundary rows only), the
+ * pack always goes first: only the forming of p can hide the halo there.  Either way p, the
+ * pack and every result are the same to the bit.  CLCG_PACK_FIRST=0|1 overrides
+ * (development and tests). */
+#define PF_WATCH 8
+static int pack_first(const clcg_slice *s)
+{
+    const char *e = getenv("CLCG_PACK_FIRST");
+    if (e && *e)
+        return *e != '0';
+    if (s->fmt == FMT_CSR_STREAM || s->fmt == FMT_CSR_ADAPTIVE || s->nint == 0)
+        return 1;
+    if (s->pf_seen < PF_WATCH)
+        return -1;
+    return 2 * s->pf_late > s->pf_seen;
+}
+
 /* sp_out = A sp_in on every device, with the ghost exchange of sp_in overlapped by the
  * SpMV of the interior rows; partial sums of sp_in'sp_out in part_pq.  fused (iteration
  * its, sp_in = p[par]): only the rows listed in rows_pb hold the new p yet; the interior
@@ -700,6 +733,9 @@ static int host_fused(const cg_ctx *c)
 static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int par, int64_t its, int packed)
 {
     double t0 = MPI_Wtime();
+    clcg_status ex = CLCG_OK;   /* the exchange's own status: every rank takes part even after a fault */
+    if (c->direct)   /* the receives first, straight into the ghost buffer */
+        ex = clcg_halo_post_recv(&c->p->halo, c->s[0].hghost);
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
         cl_kernel kp = s->k[K_PACK];
@@ -738,7 +774,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         } else if (s->fmt == FMT_CSR_STREAM) {   /* no row lists: all rows at once, once ghosts are in */
             s->npq_parts = s->spmv.ng;
             if (st == CLCG_OK && s->ncols == s->nrows)
-                st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin);
+                st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin, NULL);
         } else if (st == CLCG_OK && fused && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
@@ -748,8 +784,10 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         } else if (st == CLCG_OK && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
+            /* while pack_first is undecided, its event shows whether the ghosts come in time */
+            const int watch = packed && its > 0 && !all && s->npack && pack_first(s) < 0;
             st = launch_spmv_in(c, d, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int, s->int_first, 0,
-                                c->fin && s->ncols == s->nrows);
+                                c->fin && s->ncols == s->nrows, watch ? &s->int_ev : NULL);
         }
         if (st == CLCG_OK)
             st = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
@@ -762,11 +800,15 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
                 st = clcg_cl_fail_if(clWaitForEvents(1, &s->pack_ev), "clWaitForEvents(pack)");
             clReleaseEvent(s->pack_ev);
             s->pack_ev = NULL;
-            for (int64_t k = 0; k < s->npack && st == CLCG_OK; k++)
+            for (int64_t k = 0; k < s->npack && st == CLCG_OK && !c->direct; k++)
                 c->hp[s->pack_dst[k]] = s->hpack[k];
         }
     }
-    if (c->size > 1) {
+    if (c->direct) {   /* the pack is the send lists one after another */
+        clcg_status e = ex == CLCG_OK ? clcg_halo_send_wait(&c->p->halo, c->s[0].hpack) : ex;
+        if (st == CLCG_OK)
+            st = e;
+    } else if (c->size > 1) {
         clcg_status e = clcg_halo_exchange(&c->p->halo, c->hp);
         if (st == CLCG_OK)
             st = e;
@@ -790,33 +832,27 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         if (ng == 0)
             continue;
         st = write_ghosts(c, s, ng);
+        if (s->int_ev) {   /* late: the interior SpMV has ended before the ghosts are on their way */
+            cl_int state = CL_QUEUED;
+            if (st == CLCG_OK)
+                st = clcg_cl_fail_if(clGetEventInfo(s->int_ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state,
+                                                    NULL), "clGetEventInfo(interior SpMV)");
+            clReleaseEvent(s->int_ev);
+            s->int_ev = NULL;
+            s->pf_late += state == CL_COMPLETE;
+            s->pf_seen++;
+        }
         if (st == CLCG_OK && s->fmt == FMT_CSR_STREAM) {
-            st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin);
+            st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin, NULL);
         } else if (st == CLCG_OK && s->nbnd > 0) {
             int only = s->nint == 0;
             s->npq_parts = only ? s->spmv.ng : 2 * s->spmv.ng;
             st = launch_spmv_in(c, d, (cl_uint)(only ? s->nrows : s->nbnd), only ? NULL : s->rows_bnd, s->bnd_first,
-                                only ? 0 : (cl_uint)s->spmv.ng, c->fin);
+                                only ? 0 : (cl_uint)s->spmv.ng, c->fin, NULL);
         }
     }
     c->t_exchange += MPI_Wtime() - t0;
     return st;
-}
-
-/* Whether update_p_pack's ghost pack runs as a launch of its own before all of p is formed,
- * so that the boundary values leave earlier, at the cost of one launch.  On 2 H200
- * (nvidia-h200-x2, 2026-11-23 09:40 UTC, Poisson 256^3, `neighbor`) the interior SpMV of
- * 8.4 M rows (223 us) was shorter than the halo's way through host memory: the boundary SpMV
- * waited 38-44 us for the ghosts, 3-9 us with the pack first (strong 0.489 -> 0.469 ms, median
- * of three runs); with 16.8 M rows the interior SpMV hides the halo and the extra launch only
- * costs (weak 0.794 -> 0.803 ms).  CLCG_PACK_FIRST=0|1 overrides (development and tests). */
-#define PACK_FIRST_ROWS 10000000
-static int pack_first(const clcg_slice *s)
-{
-    const char *e = getenv("CLCG_PACK_FIRST");
-    if (e && *e)
-        return *e != '0';
-    return s->nrows < PACK_FIRST_ROWS;
 }
 
 static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
@@ -897,7 +933,7 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
                                  "clSetKernelArg(update_p_pack)");
             if (st == CLCG_OK)
                 st = set_dinv(ku, 2, s);
-            if (st == CLCG_OK && s->npack && pack_first(s)) {
+            if (st == CLCG_OK && s->npack && pack_first(s) > 0) {
                 /* the boundary values alone first, so that they leave while all of p is formed
                    (profiled as the pack: update_p_pack's count is of all rows) */
                 st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){0}), "clSetKernelArg");
@@ -1350,6 +1386,12 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
     MPI_Allreduce(MPI_IN_PLACE, &info->t_allreduce, 1, MPI_DOUBLE, MPI_MAX, c->comm);
     info->launches_per_it = run > 0 ? (double)c->launches / (double)run : 0.0;
     info->syncs_per_it = run > 0 ? (double)c->syncs / (double)run : 0.0;
+    info->halo_in_place = c->direct;
+    MPI_Allreduce(MPI_IN_PLACE, &info->halo_in_place, 1, MPI_INT, MPI_SUM, c->comm);
+    info->pack_first = 0;
+    for (int d = 0; d < c->nd; d++)
+        info->pack_first |= !host_fused(c) && c->s[d].npack && pack_first(&c->s[d]) > 0;
+    MPI_Allreduce(MPI_IN_PLACE, &info->pack_first, 1, MPI_INT, MPI_SUM, c->comm);
     info->bytes_sent_min = info->bytes_sent_max = c->size > 1 ? c->p->halo.bytes_sent : 0;
     MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_min, 1, MPI_INT64_T, MPI_MIN, c->comm);
     MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_max, 1, MPI_INT64_T, MPI_MAX, c->comm);
@@ -1645,7 +1687,17 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         s->C = di->is_gpu ? 32 : 8;
         s->scale = c.scale;
         clcg_tune_defaults(s);
-        st = clcg_slice_upload(s, &p->A, bounds[d], bounds[d + 1], needed, fmt, c.jacobi && !c.scale);
+        /* one device, neighbour exchange: the pack in the order of the send lists, so that
+           MPI sends it as it comes from the device (CLCG_HALO_COPY=1: through hp, for tests) */
+        const clcg_halo *h = &p->halo;
+        const char *hc = getenv("CLCG_HALO_COPY");
+        const int direct = c.size > 1 && c.nd == 1 && h->mode == CLCG_EXCHANGE_NEIGHBOR && !(hc && *hc == '1');
+        st = clcg_slice_upload(s, &p->A, bounds[d], bounds[d + 1], needed, direct ? h->send_idx : NULL,
+                               direct ? h->send_ptr[h->nsend] : 0, fmt, c.jacobi && !c.scale);
+        /* ... and the ghosts received in place, where the device's are the rank's in order */
+        c.direct = direct && st == CLCG_OK && s->ncols - s->nrows == h->nghost;
+        for (int64_t k = 0; c.direct && k < h->nghost; k++)
+            c.direct = s->ghost_src[k] == s->nrows + k;
         if (st == CLCG_OK && s->nrows) {
             const double *b = p->b + s->row_lo;
             if (c.scale) {   /* b^ = D^-1/2 b */

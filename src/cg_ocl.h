@@ -70,6 +70,9 @@ typedef struct {
     cl_event sum_ev;                     /* a launch whose last work-group summed them into red */
     cl_mem ticket;                       /* its count of finished work-groups (one uint, 0 between launches) */
     cl_event packed_ev;                  /* update_p_pack of this iteration (the pack read waits) */
+    cl_event int_ev;                     /* the interior SpMV, while the ghosts' arrival is watched */
+    int pf_seen, pf_late;                /* iterations watched, and those whose ghosts came when
+                                            the interior SpMV had already ended (cg_ocl.c: pack_first) */
     cl_command_queue xq;                 /* ghost writes, beside the interior SpMV (made on first use) */
     int64_t *pack_dst;       /* pack entry k -> rank-local row */
     int64_t *ghost_src;      /* device ghost k -> rank-local column */
@@ -90,8 +93,12 @@ typedef struct {
     double bytes[K_COUNT];
 } clcg_prof;
 
+/* Rows [lo,hi) of the rank's A on this device; needed[i] marks rank-local rows whose p
+ * entries leave the device.  The ghost pack holds those rows in ascending order, or, when
+ * order is given, the rows order[0..norder) in that order (repeats allowed). */
 clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int64_t hi,
-                              const unsigned char *needed, clcg_fmt fmt, int jacobi);
+                              const unsigned char *needed, const int32_t *order, int64_t norder,
+                              clcg_fmt fmt, int jacobi);
 void clcg_slice_free(clcg_slice *s);
 /* Row-length statistics that choose the storage form: of one rank's rows, or summed (and the
  * longest row) over all ranks. */

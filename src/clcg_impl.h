@@ -49,6 +49,11 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
                             const clcg_gidx *gcol, clcg_csr *A, clcg_halo *h);
 /* Fill the ghost part x[nrows .. nrows+nghost) from the owners (x has ncols entries). */
 clcg_status clcg_halo_exchange(clcg_halo *h, double *x);
+/* Neighbour mode in two steps, with no copy on the host: the receives into ghost[0..nghost)
+ * (posted first), then the sends of send[0..send_ptr[nsend]), the entries of send_idx in
+ * that order, and the wait for all of them. */
+clcg_status clcg_halo_post_recv(clcg_halo *h, double *ghost);
+clcg_status clcg_halo_send_wait(clcg_halo *h, const double *send);
 
 /* ---- solver ---- */
 typedef enum { CLCG_PRECOND_NONE = 0, CLCG_PRECOND_JACOBI } clcg_precond;

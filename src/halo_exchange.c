@@ -4,26 +4,36 @@
 
 #include <stdlib.h>
 
-static clcg_status exchange_neighbor(clcg_halo *h, double *x)
+clcg_status clcg_halo_post_recv(clcg_halo *h, double *ghost)
 {
-    double *ghost = x + h->nrows;
     for (int i = 0; i < h->nrecv; i++) {
         int64_t off = h->recv_ptr[i], cnt = h->recv_ptr[i + 1] - off;
         if (MPI_Irecv(ghost + off, (int)cnt, MPI_DOUBLE, h->recv_rank[i], 0, h->comm,
                       &h->req[i]) != MPI_SUCCESS)
             return clcg_error(CLCG_ERR_MPI, "MPI_Irecv of ghost entries failed");
     }
-    for (int64_t k = 0; k < h->send_ptr[h->nsend]; k++)
-        h->send_buf[k] = x[h->send_idx[k]];
+    return CLCG_OK;
+}
+
+clcg_status clcg_halo_send_wait(clcg_halo *h, const double *send)
+{
     for (int i = 0; i < h->nsend; i++) {
         int64_t off = h->send_ptr[i], cnt = h->send_ptr[i + 1] - off;
-        if (MPI_Isend(h->send_buf + off, (int)cnt, MPI_DOUBLE, h->send_rank[i], 0, h->comm,
+        if (MPI_Isend(send + off, (int)cnt, MPI_DOUBLE, h->send_rank[i], 0, h->comm,
                       &h->req[h->nrecv + i]) != MPI_SUCCESS)
             return clcg_error(CLCG_ERR_MPI, "MPI_Isend of boundary entries failed");
     }
     if (MPI_Waitall(h->nrecv + h->nsend, h->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
         return clcg_error(CLCG_ERR_MPI, "MPI_Waitall of the halo exchange failed");
     return CLCG_OK;
+}
+
+static clcg_status exchange_neighbor(clcg_halo *h, double *x)
+{
+    CLCG_CALL(clcg_halo_post_recv(h, x + h->nrows));
+    for (int64_t k = 0; k < h->send_ptr[h->nsend]; k++)
+        h->send_buf[k] = x[h->send_idx[k]];
+    return clcg_halo_send_wait(h, h->send_buf);
 }
 
 static clcg_status exchange_needed(clcg_halo *h, double *x)

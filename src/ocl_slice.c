@@ -137,10 +137,9 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Rows [lo,hi) of the rank's A on this device.  needed[i] marks rank-local rows whose p
- * entries leave the device (to sibling devices or other ranks). */
 clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int64_t hi,
-                              const unsigned char *needed, clcg_fmt fmt, int jacobi)
+                              const unsigned char *needed, const int32_t *order, int64_t norder,
+                              clcg_fmt fmt, int jacobi)
 {
     const int64_t n = hi - lo, nnz = A->rowptr[hi] - A->rowptr[lo];
     int64_t ng = 0, *ghost = NULL;
@@ -381,13 +380,24 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         if (st != CLCG_OK)
             goto out;
     }
-    /* what leaves the device: rows needed by siblings or other ranks */
+    /* what leaves the device: rows needed by siblings or other ranks (or the given order) */
     s->npack = 0;
-    for (int64_t i = lo; i < hi; i++)
+    for (int64_t i = lo; i < hi && !order; i++)
         s->npack += needed[i] != 0;
+    if (order)
+        s->npack = norder;
     CLCG_CHECK(st, clcg_malloc(&s->pack_dst, (size_t)s->npack + 1, sizeof *s->pack_dst, "pack list"), out);
     CLCG_CHECK(st, clcg_malloc(&pidx, (size_t)s->npack + 1, sizeof *pidx, "pack list"), out);
-    for (int64_t i = lo, k = 0; i < hi; i++)
+    for (int64_t k = 0; k < norder && order; k++) {
+        if (order[k] < lo || order[k] >= hi) {
+            st = clcg_error(CLCG_ERR_INTERNAL, "pack entry %lld (row %lld) is not on this device",
+                            (long long)k, (long long)order[k]);
+            goto out;
+        }
+        s->pack_dst[k] = order[k];
+        pidx[k] = (cl_uint)(order[k] - lo);
+    }
+    for (int64_t i = lo, k = 0; i < hi && !order; i++)
         if (needed[i]) {
             s->pack_dst[k] = i;
             pidx[k++] = (cl_uint)(i - lo);
@@ -482,7 +492,7 @@ void clcg_slice_free(clcg_slice *s)
     struct { cl_mem *m; double **p; } pins[] = {{&s->hpin_pack, &s->hpack}, {&s->hpin_ghost, &s->hghost},
                                                 {&s->hpin_red, &s->hred}, {&s->hpin_glob, &s->hglob}};
     /* transfers into the pinned buffers end before those are unmapped */
-    cl_event *evs[] = {&s->pack_ev, &s->red_ev, &s->packed_ev, &s->sum_ev};   /* left by a failed solve */
+    cl_event *evs[] = {&s->pack_ev, &s->red_ev, &s->packed_ev, &s->sum_ev, &s->int_ev};   /* left by a failed solve */
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (*evs[i]) {
             clWaitForEvents(1, evs[i]);

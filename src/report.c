@@ -100,6 +100,8 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     printf(", format %s", info->format);
     if (size > 1)
         printf(", exchange %s", exchange_name(o->exchange));
+    if (size > 1 && info->halo_in_place)
+        printf(" (in place on %d of %d ranks)", info->halo_in_place, size);
     printf("\n");
     if (p->exp_a || p->exp_b)
         printf("scaled for the solve: A by 2^%d, b by 2^%d (powers of two: exact; x as given)\n", p->exp_a,
@@ -225,6 +227,8 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
                 o->rtol, (long long)o->max_it, precond_name(o->precond), exchange_name(o->exchange),
                 info->format, info->variant);
         json_str(f, info->tuning);
+        fprintf(f, ", \"exchange_in_place_ranks\": %d, \"pack_first_ranks\": %d", info->halo_in_place,
+                info->pack_first);
         fprintf(f, "},\n  \"outcome\": \"%s\", \"iterations\": %lld, \"iterations_run\": %lld, \"refinements\": %d,\n",
                 clcg_outcome_name(res->outcome), (long long)res->iterations, (long long)info->iterations_run,
                 info->refinements);

@@ -26,6 +26,10 @@ typedef struct {
     double t_device_setup, t_tune;  /* seconds */
     double t_exchange, t_allreduce; /* seconds in the halo exchange / reductions, max over ranks */
     int64_t bytes_sent_min, bytes_sent_max;   /* per iteration, over ranks */
+    int halo_in_place;              /* ranks whose exchange sent the device's pack and received
+                                       into its ghost buffer, no copy on the host */
+    int pack_first;                 /* ranks whose ghost pack ran as a launch of its own (of
+                                       those forming p in a pass of its own) */
     double solve_min, solve_max;    /* solve time over ranks */
     double launches_per_it, syncs_per_it;
     int have_error;                 /* b = A*1: error against x = 1 */

@@ -653,6 +653,56 @@ static void store_free(tstore *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The ghost pack of clcg_slice_upload: the rows marked needed, ascending; or a given order
+ * (the send lists of a neighbour exchange one after another), kept as given, repeats and
+ * all.  pack_dst holds the rows, the device's pack list the same rows. */
+static void test_upload_pack(const tmat *m, const tfmt *f, const char *label)
+{
+    const int64_t n = m->A.nrows, norder = n / 2 + 2;
+    unsigned char *needed = xmalloc((size_t)n + 1, 1);
+    int32_t *order = xmalloc((size_t)norder, sizeof *order);
+    cl_uint *got = xmalloc((size_t)norder + (size_t)n, sizeof *got);
+    int64_t nmarked = 0;
+    for (int64_t i = 0; i < n; i++)
+        nmarked += needed[i] = i % 3 == 1;
+    for (int64_t k = 0; k < norder; k++)   /* every other row descending, then one ascending and the first again */
+        order[k] = (int32_t)(k + 2 < norder ? n - 1 - (2 * k) % n : k % n);
+    order[norder - 1] = order[0];
+    for (int pass = 0; pass < 2; pass++) {
+        clcg_slice s;
+        int bad = 0;
+        memset(&s, 0, sizeof s);
+        s.dev = dev;
+        s.dev.allocated = 0;
+        CL(clRetainContext(dev.ctx));
+        CL(clRetainCommandQueue(dev.queue));
+        CL(clRetainProgram(dev.prog));
+        s.vs = f->fmt == FMT_CSR_VECTOR ? f->param : 2;
+        s.C = f->fmt == FMT_SELL ? f->param : 8;
+        clcg_tune_defaults(&s);
+        CALL(clcg_slice_upload(&s, &m->A, 0, n, needed, pass ? order : NULL, pass ? norder : 0, f->fmt, 0));
+        const int64_t want = pass ? norder : nmarked;
+        if (s.npack != want) {
+            bad = 1;
+        } else if (want > 0) {
+            CL(clEnqueueReadBuffer(dev.queue, s.pack_idx, CL_TRUE, 0, (size_t)want * sizeof *got, got, 0, NULL, NULL));
+            for (int64_t k = 0, i = 0; k < want; k++) {
+                while (!pass && i < n && !needed[i])
+                    i++;
+                const int64_t row = pass ? order[k] : i++;
+                bad += s.pack_dst[k] != row || got[k] != (cl_uint)row;
+            }
+        }
+        tap_ok(!bad, "%s: clcg_slice_upload packs %s (%lld rows; %lld expected)", label,
+               pass ? "the rows in the order given, a repeat included" : "the rows marked needed, ascending",
+               (long long)s.npack, (long long)want);
+        clcg_slice_free(&s);
+    }
+    free(needed);
+    free(order);
+    free(got);
+}
+
 /* The solver's upload (clcg_slice_upload) must build exactly the storage the kernels are
  * tested on here.  The slice borrows the test's device: it holds its own references to
  * the context, queue and program, which clcg_slice_free gives back. */
@@ -672,7 +722,7 @@ static void test_upload(const tmat *m, const tfmt *f, const tstore *t, const cha
     s.vs = f->fmt == FMT_CSR_VECTOR ? f->param : 2;
     s.C = f->fmt == FMT_SELL ? f->param : 8;
     clcg_tune_defaults(&s);
-    CALL(clcg_slice_upload(&s, &m->A, 0, m->A.nrows, needed, f->fmt, 0));
+    CALL(clcg_slice_upload(&s, &m->A, 0, m->A.nrows, needed, NULL, 0, f->fmt, 0));
     CL(clEnqueueReadBuffer(dev.queue, s.ptr, CL_TRUE, 0, (size_t)t->nptr * sizeof *ptr, ptr, 0, NULL, NULL));
     CL(clEnqueueReadBuffer(dev.queue, s.col, CL_TRUE, 0, (size_t)t->nent * sizeof *col, col, 0, NULL, NULL));
     CL(clEnqueueReadBuffer(dev.queue, s.val, CL_TRUE, 0, (size_t)t->nent * sizeof *val, val, 0, NULL, NULL));
@@ -690,6 +740,7 @@ static void test_upload(const tmat *m, const tfmt *f, const tstore *t, const cha
            "%s: clcg_slice_upload builds the layout tested here (%lld pointers, %lld stored entries)", label,
            (long long)t->nptr, (long long)t->nent);
     clcg_slice_free(&s);
+    test_upload_pack(m, f, label);
     free(needed);
     free(ptr);
     free(col);
