@@ -497,38 +497,25 @@ static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clc
     memset(v, 0, 8 * sizeof *v);
     for (int d = 0; d < c->nd && local == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
-        if (s->sum_ev) {   /* the last launch's last work-group has summed them into red */
-            local = xfer_queue(s);
+        cl_event summed = s->sum_ev;   /* the last launch's last work-group has summed them into red */
+        s->sum_ev = NULL;
+        if (!summed) {   /* else a reduce_sum launch does */
+            clcg_launch groups = {s->vec.wg, (size_t)nv, 0};   /* group i sums array i */
+            cl_kernel k = s->k[K_REDUCE];
+            cl_int e = CL_SUCCESS;
+            red_parts(s, which, part, cnt);
+            for (int i = 0; i < 3; i++) {
+                const int j = i < nv ? i : 0;   /* unused arrays: any valid buffer, never read */
+                e |= clSetKernelArg(k, (cl_uint)(2 * i), sizeof part[j], &part[j]) |
+                     clSetKernelArg(k, (cl_uint)(2 * i + 1), sizeof cnt[j], &cnt[j]);
+            }
+            e |= clSetKernelArg(k, 6, sizeof(cl_mem), &s->red) | clSetKernelArg(k, 7, sizeof(cl_uint), &(cl_uint){0}) |
+                 clSetKernelArg(k, 8, s->vec.wg * sizeof(cl_double2), NULL);
+            local = clcg_cl_fail_if(e, "clSetKernelArg(reduce_sum)");
             if (local == CLCG_OK)
-                local = clcg_cl_fail_if(clEnqueueReadBuffer(s->xq, s->red, CL_FALSE, 0, (size_t)nv * sizeof(cl_double2),
-                                                            s->hred, 1, &s->sum_ev, &s->red_ev),
-                                        "clEnqueueReadBuffer(reductions)");
-            clReleaseEvent(s->sum_ev);
-            s->sum_ev = NULL;
-            if (local == CLCG_OK)
-                local = clcg_cl_fail_if(clFlush(s->xq), "clFlush");
-            if (local == CLCG_OK && xt)
-                local = enqueue_x_tail(c, d, xt);
-            if (local == CLCG_OK)
-                local = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
-            continue;
+                local = launch_ev(c, d, k, K_REDUCE, &groups, &summed);
         }
-        clcg_launch groups = {s->vec.wg, (size_t)nv, 0};   /* group i sums array i */
-        cl_kernel k = s->k[K_REDUCE];
-        cl_int e = CL_SUCCESS;
-        red_parts(s, which, part, cnt);
-        for (int i = 0; i < 3; i++) {
-            const int j = i < nv ? i : 0;   /* unused arrays: any valid buffer, never read */
-            e |= clSetKernelArg(k, (cl_uint)(2 * i), sizeof part[j], &part[j]) |
-                 clSetKernelArg(k, (cl_uint)(2 * i + 1), sizeof cnt[j], &cnt[j]);
-        }
-        e |= clSetKernelArg(k, 6, sizeof(cl_mem), &s->red) | clSetKernelArg(k, 7, sizeof(cl_uint), &(cl_uint){0}) |
-             clSetKernelArg(k, 8, s->vec.wg * sizeof(cl_double2), NULL);
-        local = clcg_cl_fail_if(e, "clSetKernelArg(reduce_sum)");
         /* the sums are read on the transfer queue: the device queue goes on with xt at once */
-        cl_event summed = NULL;
-        if (local == CLCG_OK)
-            local = launch_ev(c, d, k, K_REDUCE, &groups, &summed);
         if (local == CLCG_OK)
             local = xfer_queue(s);
         if (local == CLCG_OK)
