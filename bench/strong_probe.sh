@@ -1,0 +1,38 @@
+#!/bin/bash
+# Strong scaling at one size on a 2-GPU machine, several configurations in interleaved rounds
+# (so that drift of the machine falls on all of them alike); then the kernel timeline of each
+# configuration that CLCG_PROBE_TIMELINE names.  A configuration is "label|env|mpirun options|clcg
+# options" (the clcg options may name another --generate).  Prints ms per iteration last.
+# usage: bench/strong_probe.sh OUTDIR [ROUNDS] [SIZE]     (in a built tree on the GPU machine)
+set -u
+out=${1:-probe-out}
+rounds=${2:-3}
+size=${3:-poisson3d:256}
+mkdir -p "$out"
+bin=${CLCG_BIN:-./clcg-mpi}
+common="--precond none --rtol 1e-30 --max-iterations 100 --repeat 3 --no-tune --devices-per-rank 1"
+configs=${CLCG_PROBE_CONFIGS:-"1gpu||-n 1 --bind-to none|
+2r-none||-n 2 --bind-to none|--exchange neighbor
+2r-pe8||-n 2 --map-by slot:PE=8 --bind-to core|--exchange neighbor"}
+{ date -u; uname -n; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m; lscpu | grep -E 'Model name|NUMA|Socket'; } >"$out/machine.txt" 2>&1
+cat "$out/machine.txt"
+for r in $(seq 1 "$rounds"); do
+  i=0
+  while IFS='|' read -r label envs mopts copts; do
+    [ -n "$label" ] || continue
+    i=$((i + 1))
+    j="$out/$label-$r.json"
+    case " $copts " in *" --generate "*) gen= ;; *) gen="--generate $size" ;; esac
+    env $envs mpirun --allow-run-as-root $mopts "$bin" $gen $common $copts -q --json "$j" </dev/null >"$out/$label-$r.txt" 2>&1
+    ms=$(python3 -c "import json; print('%.4f' % (1e3*json.load(open('$j'))['times']['per_iteration']))" 2>/dev/null || echo fail)
+    echo "$label round $r: $ms" | tee -a "$out/table.txt"
+  done <<<"$configs"
+done
+while IFS='|' read -r label envs mopts copts; do   # kernel timelines (the last 16 kernels)
+  [ -n "$label" ] || continue
+  case " $copts " in *" --generate "*) gen= ;; *) gen="--generate $size" ;; esac
+  env $envs CLCG_PROF_TIMELINE=16 mpirun --allow-run-as-root $mopts "$bin" $gen $common $copts --profile -q \
+    </dev/null >"$out/timeline-$label.txt" 2>&1
+  echo "timeline of $label:"; grep timeline: "$out/timeline-$label.txt" | tail -n 16
+done <<<"${CLCG_PROBE_TIMELINE:-}"
+sort "$out/table.txt"
