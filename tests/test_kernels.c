@@ -653,6 +653,21 @@ static void store_free(tstore *t)
     memset(t, 0, sizeof *t);
 }
 
+/* A slice that borrows the test's device for clcg_slice_upload: it holds its own references
+ * to the context, queue and program, which clcg_slice_free gives back. */
+static void slice_on_device(clcg_slice *s, const tfmt *f)
+{
+    memset(s, 0, sizeof *s);
+    s->dev = dev;
+    s->dev.allocated = 0;
+    CL(clRetainContext(dev.ctx));
+    CL(clRetainCommandQueue(dev.queue));
+    CL(clRetainProgram(dev.prog));
+    s->vs = f->fmt == FMT_CSR_VECTOR ? f->param : 2;
+    s->C = f->fmt == FMT_SELL ? f->param : 8;
+    clcg_tune_defaults(s);
+}
+
 /* The ghost pack of clcg_slice_upload: the rows marked needed, ascending; or a given order
  * (the send lists of a neighbour exchange one after another), kept as given, repeats and
  * all.  pack_dst holds the rows, the device's pack list the same rows. */
@@ -671,15 +686,7 @@ static void test_upload_pack(const tmat *m, const tfmt *f, const char *label)
     for (int pass = 0; pass < 2; pass++) {
         clcg_slice s;
         int bad = 0;
-        memset(&s, 0, sizeof s);
-        s.dev = dev;
-        s.dev.allocated = 0;
-        CL(clRetainContext(dev.ctx));
-        CL(clRetainCommandQueue(dev.queue));
-        CL(clRetainProgram(dev.prog));
-        s.vs = f->fmt == FMT_CSR_VECTOR ? f->param : 2;
-        s.C = f->fmt == FMT_SELL ? f->param : 8;
-        clcg_tune_defaults(&s);
+        slice_on_device(&s, f);
         CALL(clcg_slice_upload(&s, &m->A, 0, n, needed, pass ? order : NULL, pass ? norder : 0, f->fmt, 0));
         const int64_t want = pass ? norder : nmarked;
         if (s.npack != want) {
@@ -704,8 +711,7 @@ static void test_upload_pack(const tmat *m, const tfmt *f, const char *label)
 }
 
 /* The solver's upload (clcg_slice_upload) must build exactly the storage the kernels are
- * tested on here.  The slice borrows the test's device: it holds its own references to
- * the context, queue and program, which clcg_slice_free gives back. */
+ * tested on here. */
 static void test_upload(const tmat *m, const tfmt *f, const tstore *t, const char *label)
 {
     clcg_slice s;
@@ -713,15 +719,7 @@ static void test_upload(const tmat *m, const tfmt *f, const tstore *t, const cha
     cl_uint *ptr = xmalloc((size_t)t->nptr, sizeof *ptr), *col = xmalloc((size_t)t->nent, sizeof *col);
     double *val = xmalloc((size_t)t->nent, sizeof *val);
     memset(needed, 0, (size_t)m->A.nrows + 1);
-    memset(&s, 0, sizeof s);
-    s.dev = dev;
-    s.dev.allocated = 0;
-    CL(clRetainContext(dev.ctx));
-    CL(clRetainCommandQueue(dev.queue));
-    CL(clRetainProgram(dev.prog));
-    s.vs = f->fmt == FMT_CSR_VECTOR ? f->param : 2;
-    s.C = f->fmt == FMT_SELL ? f->param : 8;
-    clcg_tune_defaults(&s);
+    slice_on_device(&s, f);
     CALL(clcg_slice_upload(&s, &m->A, 0, m->A.nrows, needed, NULL, 0, f->fmt, 0));
     CL(clEnqueueReadBuffer(dev.queue, s.ptr, CL_TRUE, 0, (size_t)t->nptr * sizeof *ptr, ptr, 0, NULL, NULL));
     CL(clEnqueueReadBuffer(dev.queue, s.col, CL_TRUE, 0, (size_t)t->nent * sizeof *col, col, 0, NULL, NULL));
