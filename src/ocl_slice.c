@@ -381,27 +381,23 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
             goto out;
     }
     /* what leaves the device: rows needed by siblings or other ranks (or the given order) */
-    s->npack = 0;
+    s->npack = order ? norder : 0;
     for (int64_t i = lo; i < hi && !order; i++)
         s->npack += needed[i] != 0;
-    if (order)
-        s->npack = norder;
     CLCG_CHECK(st, clcg_malloc(&s->pack_dst, (size_t)s->npack + 1, sizeof *s->pack_dst, "pack list"), out);
     CLCG_CHECK(st, clcg_malloc(&pidx, (size_t)s->npack + 1, sizeof *pidx, "pack list"), out);
-    for (int64_t k = 0; k < norder && order; k++) {
-        if (order[k] < lo || order[k] >= hi) {
-            st = clcg_error(CLCG_ERR_INTERNAL, "pack entry %lld (row %lld) is not on this device",
-                            (long long)k, (long long)order[k]);
+    for (int64_t i = lo, k = 0; k < s->npack; i++) {
+        const int64_t row = order ? order[k] : i;
+        if (order && (row < lo || row >= hi)) {
+            st = clcg_error(CLCG_ERR_INTERNAL, "pack entry %lld (row %lld) is not on this device", (long long)k,
+                            (long long)row);
             goto out;
         }
-        s->pack_dst[k] = order[k];
-        pidx[k] = (cl_uint)(order[k] - lo);
-    }
-    for (int64_t i = lo, k = 0; i < hi && !order; i++)
-        if (needed[i]) {
-            s->pack_dst[k] = i;
-            pidx[k++] = (cl_uint)(i - lo);
+        if (order || needed[i]) {
+            s->pack_dst[k] = row;
+            pidx[k++] = (cl_uint)(row - lo);
         }
+    }
     {   /* rows whose p the host path forms before the exchange: boundary rows (their SpMV
            runs on a complete p) and the rows others need */
         unsigned char *mark = NULL;
