@@ -1424,9 +1424,12 @@ static clcg_status solve_variant(cg_ctx *c, double tol2, double bnorm, clcg_solv
         st = solve_fused(c, tol2, bnorm, res, run);   /* CLCG_HOST_PATH=1: the path of several (tests, timing) */
     else {
         /* the last launch before each reduction point sums it up (CLCG_FINISH=0: a
-           reduce_sum launch of its own, as the other variants do; development and tests) */
+           reduce_sum launch of its own, as the other variants do; development and tests),
+           where the last work-group can see the others' sums: a fence of the whole device */
         const char *e = getenv("CLCG_FINISH");
         c->fin = !(e && *e == '0');
+        for (int d = 0; d < c->nd; d++)
+            c->fin &= c->s[d].dev.fence_device;
         st = solve_host(c, tol2, bnorm, res, run);
         c->fin = 0;
     }

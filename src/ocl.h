@@ -45,6 +45,9 @@ typedef struct {
     cl_command_queue queue;
     cl_program prog;
     int profiling;
+    int fence_device;       /* the kernels' FENCE_DEVICE orders global memory for the whole
+                               device (NVIDIA's PTX fence; CPU devices), so one work-group may
+                               read what the others of its launch wrote (cl/common.cl) */
     cl_ulong allocated;     /* bytes of buffers created through clcg_dev_alloc */
 } clcg_dev;
 

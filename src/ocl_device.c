@@ -221,6 +221,7 @@ clcg_status clcg_dev_open(const clcg_devinfo *info, int profiling, const char *b
         const int nv = (strstr(info->platform_name, "NVIDIA") || strstr(info->vendor, "NVIDIA")) &&
                        !getenv("CLCG_NO_PTX");
         const char *extra = getenv("CLCG_CL_OPTIONS");   /* development: more build options, log shown */
+        d->fence_device = nv || !info->is_gpu;   /* elsewhere OpenCL 1.2's mem_fence: one work-item's order */
         if (snprintf(opts, sizeof opts, "%s%s%s%s", build_options ? build_options : "", nv ? " -DCLCG_NV_PTX=1" : "",
                      extra ? " " : "", extra ? extra : "") >= (int)sizeof opts)
             return clcg_error(CLCG_ERR_DEVICE, "CLCG_CL_OPTIONS is too long (%zu characters; at most %zu)",
