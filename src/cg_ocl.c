@@ -783,8 +783,10 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
     for (int d = 0; d < c->nd; d++) {
         clcg_slice *s = &c->s[d];
         if (s->pack_ev) {   /* only the boundary read: the interior SpMV behind it keeps running */
+            /* waited for even after a fault: MPI reads hpack next */
+            clcg_status e = clcg_cl_fail_if(clWaitForEvents(1, &s->pack_ev), "clWaitForEvents(pack)");
             if (st == CLCG_OK)
-                st = clcg_cl_fail_if(clWaitForEvents(1, &s->pack_ev), "clWaitForEvents(pack)");
+                st = e;
             clReleaseEvent(s->pack_ev);
             s->pack_ev = NULL;
             for (int64_t k = 0; k < s->npack && st == CLCG_OK && !c->direct; k++)
@@ -792,9 +794,9 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         }
     }
     if (c->direct) {   /* the pack is the send lists one after another */
-        clcg_status e = ex == CLCG_OK ? clcg_halo_send_wait(&c->p->halo, c->s[0].hpack) : ex;
+        clcg_status e = clcg_halo_send_wait(&c->p->halo, c->s[0].hpack);
         if (st == CLCG_OK)
-            st = e;
+            st = ex != CLCG_OK ? ex : e;
     } else if (c->size > 1) {
         clcg_status e = clcg_halo_exchange(&c->p->halo, c->hp);
         if (st == CLCG_OK)

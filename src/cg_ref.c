@@ -62,7 +62,8 @@ clcg_status clcg_residual(const clcg_csr *A, clcg_halo *h, const double *b, doub
 {
     clcg_status st;
     double s[2];
-    CLCG_CALL(clcg_halo_exchange(h, x));
+    /* a fault in one rank's exchange is every rank's here, before the reduction below */
+    CLCG_CALL(clcg_agree(h->comm, clcg_halo_exchange(h, x), NULL));
     clcg_spmv_ref(A, x, r);
     s[0] = s[1] = 0.0;
     for (int64_t i = 0; i < A->nrows; i++) {
@@ -115,7 +116,7 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
     CLCG_CHECK(st, clcg_agree(h->comm, st, NULL), done);
 
     /* r = b - A x */
-    CLCG_CHECK(st, clcg_halo_exchange(h, x), done);
+    CLCG_CHECK(st, clcg_agree(h->comm, clcg_halo_exchange(h, x), NULL), done);
     clcg_spmv_ref(A, x, q);
     for (int64_t i = 0; i < n; i++)
         r[i] = b[i] - q[i];
@@ -151,7 +152,7 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
             res->outcome = isfinite(rz) ? CLCG_DIVERGED_BREAKDOWN : CLCG_DIVERGED_NANORINF;
             break;
         }
-        CLCG_CHECK(st, clcg_halo_exchange(h, p), done);
+        CLCG_CHECK(st, clcg_agree(h->comm, clcg_halo_exchange(h, p), NULL), done);
         clcg_spmv_ref(A, p, q);
         clcg_dot_dd(n, p, q, s);
         CLCG_CHECK(st, clcg_allreduce_dd(h->comm, s, 1), done);

@@ -251,6 +251,18 @@ for phase in load device solve; do
   [ $rc -eq 5 ] && [ $took -lt 30 ] && [ "$(grep -c '^clcg-mpi: rank 1: ' "$t/err")" -eq 1 ] && [ ! -e "$t/f.mtx" ]
   ok $? "fault on rank 1 during $phase: all 3 ranks end in ${took}s with exit $rc and one message"
 done
+# a failed call in the neighbour exchange: the rank still sends its part, so its neighbours
+# do not wait for it, and every rank learns of the fault at the next reduction (device path,
+# in place and through the host's p, and the reference)
+for how in "" CLCG_HALO_COPY=1 --reference; do
+  case $how in --*) arg=$how; envs= ;; *) arg=; envs=$how ;; esac
+  start=$(date +%s)
+  env $envs CLCG_FAULT=1:halo timeout 60 $MPIEXEC -n 3 "$CLCG_BIN" $arg --generate poisson3d:12 --exchange neighbor \
+    -o "$t/f.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  took=$(( $(date +%s) - start ))
+  [ $rc -eq 5 ] && [ $took -lt 30 ] && [ "$(grep -c '^clcg-mpi: rank 1: .*CLCG_FAULT=1:halo' "$t/err")" -eq 1 ] && [ ! -e "$t/f.mtx" ]
+  ok $? "fault on rank 1 in the neighbour exchange (${how:-in place}): all 3 ranks end in ${took}s with exit $rc and one message $(head -c 160 "$t/err")"
+done
 # a bad file on 3 ranks: one message, the input exit status
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 2 oops\n3 3 1\n' >"$t/bad.mtx"
 timeout 60 $MPIEXEC -n 3 "$CLCG_BIN" "$t/bad.mtx" >"$t/out" 2>"$t/err"; rc=$?
