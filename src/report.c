@@ -229,9 +229,10 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         json_str(f, info->tuning);
         fprintf(f, ", \"exchange_in_place_ranks\": %d, \"pack_first_ranks\": %d", info->halo_in_place,
                 info->pack_first);
-        fprintf(f, "},\n  \"outcome\": \"%s\", \"iterations\": %lld, \"iterations_run\": %lld, \"refinements\": %d,\n",
-                clcg_outcome_name(res->outcome), (long long)res->iterations, (long long)info->iterations_run,
-                info->refinements);
+        fprintf(f, "},\n  \"outcome\": \"%s\", \"at_precision_limit\": %s, \"iterations\": %lld, "
+                   "\"iterations_run\": %lld, \"refinements\": %d,\n",
+                clcg_outcome_name(res->outcome), res->outcome == CLCG_CONVERGED && res->at_limit ? "true" : "false",
+                (long long)res->iterations, (long long)info->iterations_run, info->refinements);
         fprintf(f, "  \"residual\": {\"recursive\": ");
         json_num(f, res->rel_residual);
         fprintf(f, ", \"true\": ");

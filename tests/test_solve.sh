@@ -70,7 +70,17 @@ ok $? "--profile prints the per-kernel table"
 for key in device driver matrix n nnz iterations per_iteration; do
   grep -q "\"$key\"" "$t/p.json"; ok $? "JSON record has \"$key\""
 done
-grep -q '"outcome": "CONVERGED"' "$t/p.json"; ok $? "JSON record says CONVERGED"
+grep -q '"outcome": "CONVERGED", "at_precision_limit": false' "$t/p.json"; ok $? "JSON record says CONVERGED, not at the precision limit"
+# a --rtol under what double precision reaches: the reference (no correction solves) stopped on
+# its recursive residual and said plain "converged" with the true one 1e5-1e6 times above; it
+# says that it reached the limit, as the device path does
+for who in --reference ""; do
+  "$CLCG_BIN" $who --generate poisson2d:30 --rtol 1e-20 --json "$t/lim.json" >"$t/out" 2>&1; rc=$?
+  tr=$(json_num "$t/lim.json" true)
+  [ $rc -eq 0 ] && grep -q "converged in .*(to the limit of double precision, above --rtol)" "$t/out" &&
+    grep -q '"outcome": "CONVERGED", "at_precision_limit": true' "$t/lim.json" && ! le "$tr" 2e-20 && le "$tr" 1e-12
+  ok $? "${who:-device}, --rtol 1e-20: converged to the limit of double precision, said in the report and the record (true residual $tr, rc=$rc)"
+done
 
 # tuning: a forced search and the defaults give the same answer up to rounding (one device:
 # its record says how its shapes were found)
