@@ -2,6 +2,7 @@
 #include "options.h"
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -249,7 +250,9 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
             break;
         case ':':
             return clcg_error(CLCG_ERR_USAGE, "option '%s' needs an argument (see --help)", argv[optind - 1]);
-        default:
+        default:   /* a short letter inside an argument ("-m.mtx"): getopt is still in it */
+            if (optopt > 0 && optopt < 128 && isgraph(optopt))
+                return clcg_error(CLCG_ERR_USAGE, "unknown option '-%c' (see --help)", optopt);
             return clcg_error(CLCG_ERR_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }

@@ -30,6 +30,12 @@ ok $? "--version"
 
 usage_error "no matrix"
 usage_error "unknown option" --frobnicate x.mtx
+# an unknown letter inside an argument is named, not the program or the option before it
+for args in "-m.mtx" "-q -m.mtx" "-qm x.mtx"; do
+  "$CLCG_BIN" $args >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 2 ] && [ "$(cat "$t/err")" = "clcg-mpi: unknown option '-m' (see --help)" ]
+  ok $? "'$args': exit 2, the message names -m (rc=$rc: $(head -c 200 "$t/err"))"
+done
 usage_error "missing argument" x.mtx --rtol
 usage_error "rtol not a number" --rtol abc x.mtx
 usage_error "rtol out of range" --rtol 2 x.mtx
