@@ -268,6 +268,9 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
         return clcg_error(CLCG_ERR_USAGE, "give either MATRIX.mtx or --generate, not both");
     if (o->no_tune && o->tune)
         return clcg_error(CLCG_ERR_USAGE, "--tune and --no-tune contradict each other");
+    if (o->device >= 0 && o->devices_per_rank > 1)
+        return clcg_error(CLCG_ERR_USAGE, "--device %d picks one device a rank; --devices-per-rank %d asks for %d",
+                          o->device, o->devices_per_rank, o->devices_per_rank);
     /* modes that stop before the solve would leave the other outputs unwritten: say so */
     const char *stop = o->write_matrix ? "--write-matrix" : o->write_binary ? "--write-binary"
                      : o->load_only ? "--load-only" : NULL, *other = NULL;

@@ -30,6 +30,7 @@ ok $? "--version"
 
 usage_error "no matrix"
 usage_error "unknown option" --frobnicate x.mtx
+usage_error "--device with --devices-per-rank 2 (one device, or two?)" --device 0 --devices-per-rank 2 x.mtx
 # an unknown letter inside an argument is named, not the program or the option before it
 for args in "-m.mtx" "-q -m.mtx" "-qm x.mtx"; do
   "$CLCG_BIN" $args >"$t/out" 2>"$t/err"; rc=$?
