@@ -8,6 +8,7 @@
 #include "report.h"
 #include "solve.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -29,6 +30,30 @@ static int fail(MPI_Comm comm, clcg_status st)
             fprintf(stderr, "clcg-mpi: %s\n", clcg_error_message());
     }
     return clcg_exit_code_status(st);
+}
+
+/* What rank 0 printed reached standard output (a full disk under a batch job's output file,
+ * /dev/full): else a message and status 3, as for an output file that cannot be written. */
+static clcg_status stdout_status(MPI_Comm comm)
+{
+    int rank;
+    clcg_status st = CLCG_OK;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        errno = 0;
+        const int flushed = fflush(stdout) == 0, e = errno;
+        if (!flushed || ferror(stdout))
+            st = clcg_error(CLCG_ERR_INPUT, "cannot write the report to standard output: %s",
+                            !flushed && e ? strerror(e) : "write error");
+    }
+    return clcg_agree(comm, st, NULL);
+}
+
+/* The exit status of a run that ends here: code, or 3 where the printed report was lost. */
+static int finish(MPI_Comm comm, int code)
+{
+    clcg_status st = stdout_status(comm);
+    return st != CLCG_OK && code == 0 ? fail(comm, st) : code;
 }
 
 /* Every rank must be started with the same arguments (and CLCG_DEVICE_TYPE, which sets an
@@ -180,19 +205,19 @@ int main(int argc, char **argv)
     if (st == CLCG_OK && !exit_now && !o.list_devices)
         st = clcg_options_check_paths(comm, &o);
     if (st != CLCG_OK || exit_now) {
-        code = st != CLCG_OK ? fail(comm, st) : 0;
+        code = st != CLCG_OK ? fail(comm, st) : finish(comm, 0);
         MPI_Finalize();
         return code;
     }
     if (o.list_devices) {
         st = clcg_solve_list_devices(comm, &o);
-        code = st != CLCG_OK ? fail(comm, st) : 0;
+        code = st != CLCG_OK ? fail(comm, st) : finish(comm, 0);
         MPI_Finalize();
         return code;
     }
     if (o.write_matrix) {
         st = write_matrix(comm, &o);
-        code = st != CLCG_OK ? fail(comm, st) : 0;
+        code = st != CLCG_OK ? fail(comm, st) : finish(comm, 0);
         MPI_Finalize();
         return code;
     }
@@ -203,7 +228,7 @@ int main(int argc, char **argv)
         if (st == CLCG_OK && rank == 0 && !o.quiet)
             printf("wrote %s: n = %lld, nnz = %lld (binary, both triangles)\n", o.write_binary,
                    (long long)bn, (long long)bnnz);
-        code = st != CLCG_OK ? fail(comm, st) : 0;
+        code = st != CLCG_OK ? fail(comm, st) : finish(comm, 0);
         MPI_Finalize();
         return code;
     }
@@ -222,8 +247,9 @@ int main(int argc, char **argv)
                    (long long)p.nnz, size, size == 1 ? "" : "s", p.t_read, p.t_partition, p.t_setup,
                    (long long)p.max_held);
         clcg_problem_free(&p);
+        code = finish(comm, 0);
         MPI_Finalize();
-        return 0;
+        return code;
     }
 
     st = clcg_solve(comm, &o, &p, &res, &info);
@@ -246,6 +272,13 @@ int main(int argc, char **argv)
     }
     if (st == CLCG_OK) {
         clcg_report_summary(comm, &o, &p, &res, &info);
+        st = stdout_status(comm);
+        if (st != CLCG_OK) {
+            code = fail(comm, st);
+            remove_solution(comm, &o, &res);   /* a failed run leaves no output */
+        }
+    }
+    if (st == CLCG_OK) {
         if (o.json) {
             st = clcg_report_json(comm, &o, &p, &res, &info);
             if (st != CLCG_OK) {

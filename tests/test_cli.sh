@@ -28,6 +28,21 @@ ok $? "--help names every option of the README and every generator kind (missing
 [ $rc -eq 0 ] && grep -q '^clcg-mpi [0-9]' "$t/out"
 ok $? "--version"
 
+# the report lost (standard output on a full device): status 3, one message, no output left
+if [ -w /dev/full ]; then
+  "$CLCG_BIN" --help >/dev/full 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(cat "$t/err")" = "clcg-mpi: cannot write the report to standard output: No space left on device" ]
+  ok $? "--help to /dev/full: exit 3 and one message (rc=$rc: $(head -c 200 "$t/err"))"
+  "$CLCG_BIN" --generate poisson2d:10 -o "$t/full.mtx" --json "$t/full.json" >/dev/full 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q '^clcg-mpi: cannot write the report to standard output' "$t/err" &&
+    [ ! -e "$t/full.mtx" ] && [ ! -e "$t/full.json" ]
+  ok $? "a solve reporting to /dev/full: exit 3, one message, neither -o nor --json left (rc=$rc: $(head -c 200 "$t/err"))"
+  "$CLCG_BIN" --generate poisson2d:10 -q >/dev/full 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && [ ! -s "$t/err" ]
+  ok $? "-q prints nothing: /dev/full is no fault (rc=$rc)"
+else
+  skip "the report to /dev/full" "/dev/full is not writable here"
+fi
 usage_error "no matrix"
 usage_error "unknown option" --frobnicate x.mtx
 usage_error "--device with --devices-per-rank 2 (one device, or two?)" --device 0 --devices-per-rank 2 x.mtx
