@@ -49,11 +49,11 @@ static clcg_status stdout_status(MPI_Comm comm)
     return clcg_agree(comm, st, NULL);
 }
 
-/* The exit status of a run that ends here: code, or 3 where the printed report was lost. */
-static int finish(MPI_Comm comm, int code)
+/* The exit status of a run that ends here well: 0, or 3 where the printed report was lost. */
+static int finish(MPI_Comm comm)
 {
     clcg_status st = stdout_status(comm);
-    return st != CLCG_OK && code == 0 ? fail(comm, st) : code;
+    return st != CLCG_OK ? fail(comm, st) : 0;
 }
 
 /* Every rank must be started with the same arguments (and CLCG_DEVICE_TYPE, which sets an
@@ -205,19 +205,19 @@ int main(int argc, char **argv)
     if (st == CLCG_OK && !exit_now && !o.list_devices)
         st = clcg_options_check_paths(comm, &o);
     if (st != CLCG_OK || exit_now) {
-        code = st != CLCG_OK ? fail(comm, st) : finish(comm, 0);
+        code = st != CLCG_OK ? fail(comm, st) : finish(comm);
         MPI_Finalize();
         return code;
     }
     if (o.list_devices) {
         st = clcg_solve_list_devices(comm, &o);
-        code = st != CLCG_OK ? fail(comm, st) : finish(comm, 0);
+        code = st != CLCG_OK ? fail(comm, st) : finish(comm);
         MPI_Finalize();
         return code;
     }
     if (o.write_matrix) {
         st = write_matrix(comm, &o);
-        code = st != CLCG_OK ? fail(comm, st) : finish(comm, 0);
+        code = st != CLCG_OK ? fail(comm, st) : finish(comm);
         MPI_Finalize();
         return code;
     }
@@ -228,7 +228,7 @@ int main(int argc, char **argv)
         if (st == CLCG_OK && rank == 0 && !o.quiet)
             printf("wrote %s: n = %lld, nnz = %lld (binary, both triangles)\n", o.write_binary,
                    (long long)bn, (long long)bnnz);
-        code = st != CLCG_OK ? fail(comm, st) : finish(comm, 0);
+        code = st != CLCG_OK ? fail(comm, st) : finish(comm);
         MPI_Finalize();
         return code;
     }
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
                    (long long)p.nnz, size, size == 1 ? "" : "s", p.t_read, p.t_partition, p.t_setup,
                    (long long)p.max_held);
         clcg_problem_free(&p);
-        code = finish(comm, 0);
+        code = finish(comm);
         MPI_Finalize();
         return code;
     }
