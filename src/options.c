@@ -77,6 +77,7 @@ enum {
     OPT_WRITE_BINARY, OPT_JACOBI_SCALED
 };
 
+#define SHORT_OPTS ":o:qh"   /* leading ":": a missing argument is told apart */
 static const struct option long_opts[] = {
     {"rtol", required_argument, 0, OPT_RTOL},
     {"max-iterations", required_argument, 0, OPT_MAXIT},
@@ -171,7 +172,7 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     *exit_now = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:qh", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, SHORT_OPTS, long_opts, NULL)) != -1) {
         switch (c) {
         case OPT_RTOL: {
             char *end;
@@ -250,8 +251,10 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
             break;
         case ':':
             return clcg_error(CLCG_ERR_USAGE, "option '%s' needs an argument (see --help)", argv[optind - 1]);
-        default:   /* a short letter inside an argument ("-m.mtx"): getopt is still in it */
-            if (optopt > 0 && optopt < 128 && isgraph(optopt))
+        default:   /* a letter that is no short option ("-m.mtx", "-qm"): named alone, as getopt
+                      may still be in its argument; a letter of ours comes from a long option
+                      given a value ("--quiet=1"), named as given */
+            if (optopt > 0 && optopt < 128 && isgraph(optopt) && optopt != ':' && !strchr(SHORT_OPTS, optopt))
                 return clcg_error(CLCG_ERR_USAGE, "unknown option '-%c' (see --help)", optopt);
             return clcg_error(CLCG_ERR_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
         }

@@ -47,10 +47,16 @@ usage_error "no matrix"
 usage_error "unknown option" --frobnicate x.mtx
 usage_error "--device with --devices-per-rank 2 (one device, or two?)" --device 0 --devices-per-rank 2 x.mtx
 # an unknown letter inside an argument is named, not the program or the option before it
-for args in "-m.mtx" "-q -m.mtx" "-qm x.mtx"; do
+for args in "-m.mtx" "-q -m.mtx" "-qm x.mtx" "--output=x.mtx -m.mtx"; do
   "$CLCG_BIN" $args >"$t/out" 2>"$t/err"; rc=$?
   [ $rc -eq 2 ] && [ "$(cat "$t/err")" = "clcg-mpi: unknown option '-m' (see --help)" ]
   ok $? "'$args': exit 2, the message names -m (rc=$rc: $(head -c 200 "$t/err"))"
+done
+# a long option of a short letter given a value is named as given, not as the letter
+for args in "--quiet=1" "--qu=1 -q"; do
+  "$CLCG_BIN" $args x.mtx >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 2 ] && [ "$(cat "$t/err")" = "clcg-mpi: unknown option '${args%% *}' (see --help)" ]
+  ok $? "'$args': exit 2, the message names ${args%% *} (rc=$rc: $(head -c 200 "$t/err"))"
 done
 usage_error "missing argument" x.mtx --rtol
 usage_error "rtol not a number" --rtol abc x.mtx
