@@ -254,7 +254,7 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
         default:   /* a letter that is no short option ("-m.mtx", "-qm"): named alone, as getopt
                       may still be in its argument; a letter of ours comes from a long option
                       given a value ("--quiet=1"), named as given */
-            if (optopt > 0 && optopt < 128 && isgraph(optopt) && optopt != ':' && !strchr(SHORT_OPTS, optopt))
+            if (optopt > 0 && optopt < 128 && isgraph(optopt) && !strchr(SHORT_OPTS, optopt))
                 return clcg_error(CLCG_ERR_USAGE, "unknown option '-%c' (see --help)", optopt);
             return clcg_error(CLCG_ERR_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
         }
@@ -272,8 +272,8 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     if (o->no_tune && o->tune)
         return clcg_error(CLCG_ERR_USAGE, "--tune and --no-tune contradict each other");
     if (o->device >= 0 && o->devices_per_rank > 1)
-        return clcg_error(CLCG_ERR_USAGE, "--device %d picks one device a rank; --devices-per-rank %d asks for %d",
-                          o->device, o->devices_per_rank, o->devices_per_rank);
+        return clcg_error(CLCG_ERR_USAGE, "--device %d picks one device a rank, --devices-per-rank %d more: give one",
+                          o->device, o->devices_per_rank);
     /* modes that stop before the solve would leave the other outputs unwritten: say so */
     const char *stop = o->write_matrix ? "--write-matrix" : o->write_binary ? "--write-binary"
                      : o->load_only ? "--load-only" : NULL, *other = NULL;
