@@ -71,10 +71,8 @@ inline void r_step(uint i, global const real *src, real alpha, global real *r, g
 inline void rz_rr_parts(dsum srz, dsum srr, global const real *dinv, global const real *wrr, int write,
                         global dsum *part_rz, global dsum *part_rr, local dsum *buf)
 {
-    if (!dinv && !wrr)   /* z = r: r'z is r'r */
-        srz = srr;
-    srz = group_sum(srz, buf);
     srr = group_sum(srr, buf);
+    srz = !dinv && !wrr ? srr : group_sum(srz, buf);   /* z = r: r'z is r'r */
     if (write && get_local_id(0) == 0) {
         part_rz[get_group_id(0)] = srz;
         part_rr[get_group_id(0)] = srr;
@@ -156,8 +154,8 @@ kernel void update_r(uint n, real alpha, global real *r, global const real *q, g
         r_step(i, r, alpha, r, q, dinv, wrr, &srz, &srr);
     rz_rr_parts(srz, srr, dinv, wrr, 1, part_rz, part_rr, buf);
     if (last_group(ticket, buf)) {   /* fin[0], fin[1]: the sums of r'z and r'r */
-        const dsum rz = sum_fresh_dd(part_rz, get_num_groups(0), buf);
         const dsum rr = sum_fresh_dd(part_rr, get_num_groups(0), buf);
+        const dsum rz = !dinv && !wrr ? rr : sum_fresh_dd(part_rz, get_num_groups(0), buf);   /* the same parts */
         if (get_local_id(0) == 0) {
             fin[0] = rz;
             fin[1] = rr;
