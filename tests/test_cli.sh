@@ -221,7 +221,7 @@ ok $? "--tune-cache in directories not there yet: made (rc=$rc)"
 # a cache that cannot be written costs only a new search next time; the record says so,
 # instead of "saved in" (a directory where the cache file would be)
 mkdir -p "$t/xdg/clcg-mpi/tune.txt"
-XDG_CACHE_HOME="$t/xdg" POCL_CACHE_DIR="$t/pocl" "$CLCG_BIN" --generate poisson2d:4 --tune --json "$t/tj.json" -q; rc=$?
+XDG_CACHE_HOME="$t/xdg" POCL_CACHE_DIR="$t/pocl" "$CLCG_BIN" --generate poisson2d:4 --tune --devices-per-rank 1 --json "$t/tj.json" -q; rc=$?
 [ $rc -eq 0 ] && grep -q "\"tuning\": \"searched (.*), not saved: cannot write $t/xdg/clcg-mpi/tune.txt\"" "$t/tj.json"
 ok $? "--tune with a cache that cannot be written: solved, the record says not saved (rc=$rc: $(grep -o '"tuning": "[^"]*' "$t/tj.json"))"
 # PoCL lists no device when its kernel cache has no usable folder: the message says so
