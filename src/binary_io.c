@@ -669,7 +669,7 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
     if (st == CLCG_OK) {
         char what[4200];
         snprintf(what, sizeof what, "%s (n = %" PRId64 ", nnz = %" PRId64 ")", path, L.n, L.nnz);
-        st = clcg_memory_check(8.0 * (double)L.n + 12.0 * (double)L.nnz, size, what);
+        st = clcg_memory_check(CLCG_PEAK_BIN_ENTRY * (double)L.nnz + CLCG_PEAK_BIN_ROW * (double)L.n, size, what);
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     /* Every rank opens the file itself first: one that cannot (a path local to another

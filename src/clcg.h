@@ -118,6 +118,22 @@ void clcg_threads_share(int n);
  * job's cgroup limit), before the allocations the system would answer by killing the
  * process.  Unknown available memory passes. */
 clcg_status clcg_memory_check(double total, int nranks, const char *what);
+/* Peak host memory of loading, bytes an entry (of the matrix as stored, both triangles)
+ * and a row: the lower of the maximum resident sizes measured with /usr/bin/time on the
+ * development machine (2026-11-27; Poisson 100^3 and 150^3, 27-point 100^3,
+ * random:1000000,64, a chain of 3 M rows; 1 and 2 ranks; less a run's 30 MB and a mapped
+ * file's pages): the matrix and its triplets or blocks as read, and the rows' exchange.  A
+ * general .mtx checked for symmetry holds a mirror of each entry too. */
+#define CLCG_PEAK_GEN_ENTRY 28.0
+#define CLCG_PEAK_GEN_ROW 24.0
+#define CLCG_PEAK_MTX_ENTRY 32.0
+#define CLCG_PEAK_MTX_CHECKED_ENTRY 64.0
+#define CLCG_PEAK_MTX_ROW 24.0
+#define CLCG_PEAK_BIN_ENTRY 14.0
+#define CLCG_PEAK_BIN_ROW 12.0
+/* This rank's share of the memory the node can still give (bytes; -1 when unknown): what a
+ * CPU device, whose buffers are host memory, may take. */
+double clcg_host_share(void);
 /* n rows over nranks ranks: refused (CLCG_ERR_USAGE, "WHAT: ... use more ranks") when the
  * largest even share passes the 2^31 - 2 rows a rank's devices number in 32 bits. */
 clcg_status clcg_rows_fit(int64_t n, int nranks, const char *what);

@@ -1539,15 +1539,18 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&fsize, 1, MPI_INT64_T, 0, comm), "MPI_Bcast of the file size"), out);
     CLCG_CHECK(st, mpi_ok(MPI_Bcast(&whole, 1, MPI_INT, 0, comm), "MPI_Bcast"), out);
     lap(rank, "header", &tl);
-    st = clcg_rows_fit(h.nrows, nranks, path);
-    if (st == CLCG_OK) {   /* the rows' pointers and the entries as read, at the least */
-        char what[4200];
-        snprintf(what, sizeof what, "%s (n = %" PRId64 ", %" PRId64 " entries)", path, h.nrows, h.nentries);
-        st = clcg_memory_check(8.0 * (double)h.nrows + 12.0 * (double)h.nentries, nranks, what);
-    }
-    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     symmetric = clcg_mm_is_symmetric(&h);
     mirrors = check_symmetry && !symmetric;
+    st = clcg_rows_fit(h.nrows, nranks, path);
+    if (st == CLCG_OK) {   /* the peak of reading: a symmetric file's entries mirrored (its diagonal once) */
+        char what[4200];
+        const double e = (double)h.nentries, n = (double)h.nrows;
+        const double stored = symmetric ? 2.0 * e - (e < n ? e : n) : e;
+        snprintf(what, sizeof what, "%s (n = %" PRId64 ", %" PRId64 " entries)", path, h.nrows, h.nentries);
+        st = clcg_memory_check((mirrors ? CLCG_PEAK_MTX_CHECKED_ENTRY : CLCG_PEAK_MTX_ENTRY) * stored +
+                               CLCG_PEAK_MTX_ROW * n, nranks, what);
+    }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     A->n = h.nrows;
 
     /* read: my share of the triplets */

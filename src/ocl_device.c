@@ -231,6 +231,10 @@ clcg_status clcg_dev_open(const clcg_devinfo *info, int profiling, const char *b
     return CLCG_OK;
 }
 
+/* Host memory that CPU devices' buffers may take (host_buffer_room; -2 until first asked),
+ * and what those open take now. */
+static double room = -2.0, taken = 0.0;
+
 void clcg_dev_close(clcg_dev *d)
 {
     if (d->prog)
@@ -239,7 +243,29 @@ void clcg_dev_close(clcg_dev *d)
         clReleaseCommandQueue(d->queue);
     if (d->ctx)
         clReleaseContext(d->ctx);
+    if (!d->info.is_gpu)   /* its buffers are given back */
+        taken = taken > (double)d->allocated ? taken - (double)d->allocated : 0.0;
     memset(d, 0, sizeof *d);
+}
+
+/* A CPU device's buffers are host memory, which its global memory size (the machine's) does
+ * not bound: they are held to this rank's share of what the node can still give, taken at
+ * the first of them (after loading and the kernels' build), with a tenth kept for the
+ * host's own vectors.  All CPU devices of the process draw on it together. */
+static clcg_status host_buffer_room(const clcg_dev *d, size_t bytes, const char *what)
+{
+    if (room == -2.0) {
+        const double share = clcg_host_share();
+        room = share < 0 ? -1.0 : 0.9 * share;
+    }
+    if (room >= 0 && taken + (double)bytes > room)
+        return clcg_error(CLCG_ERR_MEMORY,
+                          "device '%s' keeps its buffers in host memory: %s needs %.1f MiB (%.1f MiB in use), "
+                          "more than this rank may give them (%.1f MiB, nine tenths of its share of what the node "
+                          "could still give): use more nodes",
+                          d->info.name, what, (double)bytes / 1048576.0, taken / 1048576.0, room / 1048576.0);
+    taken += (double)bytes;
+    return CLCG_OK;
 }
 
 clcg_status clcg_dev_alloc(clcg_dev *d, cl_mem_flags flags, size_t bytes, void *host, const char *what,
@@ -251,6 +277,8 @@ clcg_status clcg_dev_alloc(clcg_dev *d, cl_mem_flags flags, size_t bytes, void *
         flags &= ~(cl_mem_flags)CL_MEM_COPY_HOST_PTR;
         host = NULL;
     }
+    if (!d->info.is_gpu)
+        CLCG_CALL(host_buffer_room(d, bytes, what));
     if (bytes > d->info.max_alloc || d->allocated + bytes > d->info.global_mem)
         return clcg_error(CLCG_ERR_DEVICE,
                           "device '%s' out of memory: %s needs %.1f MiB (%.1f MiB in use); the device has %.1f MiB "
