@@ -145,7 +145,7 @@ static clcg_status mpi_err(int rc, const char *path, const char *what)
     return clcg_error(CLCG_ERR_IO, "%s: %s: %s", path, what, msg);
 }
 
-/* Collective read or write of bytes [off, off+bytes) at buf; ranks may give 0 bytes.
+/* Collective write, or read, of bytes [off, off+bytes) at buf; ranks may give 0 bytes.
  * Every rank makes the same number of calls. */
 static clcg_status io_all(MPI_Comm comm, MPI_File fh, const char *path, int write, int64_t off,
                           void *buf, int64_t bytes)
@@ -162,9 +162,10 @@ static clcg_status io_all(MPI_Comm comm, MPI_File fh, const char *path, int writ
         if (write)
             rc = MPI_File_write_at_all(fh, (MPI_Offset)(off + at), (char *)buf + (cnt ? at : 0),
                                        (int)cnt, MPI_BYTE, &ms);
-        else
-            rc = MPI_File_read_at_all(fh, (MPI_Offset)(off + at), (char *)buf + (cnt ? at : 0),
-                                      (int)cnt, MPI_BYTE, &ms);
+        else   /* each rank on its own: Open MPI 4.1's OMPIO, its collective reads gathered by
+                  aggregators (fcoll vulcan, dynamic), gave wrong bytes where ranks read the same
+                  few bytes and others none (a 3-row file on 5 ranks: "checksum mismatch") */
+            rc = MPI_File_read_at(fh, (MPI_Offset)(off + at), (char *)buf + (cnt ? at : 0), (int)cnt, MPI_BYTE, &ms);
         if (st != CLCG_OK)
             continue;
         if (rc != MPI_SUCCESS)
