@@ -145,14 +145,14 @@ static clcg_status mpi_err(int rc, const char *path, const char *what)
     return clcg_error(CLCG_ERR_IO, "%s: %s: %s", path, what, msg);
 }
 
-/* Collective write, or read, of bytes [off, off+bytes) at buf; ranks may give 0 bytes.
- * Every rank makes the same number of calls. */
+/* Write (collective: every rank makes the same number of calls) or read (each rank on its
+ * own) of bytes [off, off+bytes) at buf; ranks may give 0 bytes. */
 static clcg_status io_all(MPI_Comm comm, MPI_File fh, const char *path, int write, int64_t off,
                           void *buf, int64_t bytes)
 {
-    int64_t rounds = (bytes + IO_CHUNK - 1) / IO_CHUNK, most = 0;
+    int64_t rounds = (bytes + IO_CHUNK - 1) / IO_CHUNK, most = rounds;
     clcg_status st = CLCG_OK;
-    if (MPI_Allreduce(&rounds, &most, 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+    if (write && MPI_Allreduce(&rounds, &most, 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
         return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce failed in file input/output");
     for (int64_t r = 0; r < most; r++) {
         int64_t at = r * IO_CHUNK, cnt = bytes - at;
@@ -670,7 +670,8 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
     if (st == CLCG_OK) {
         char what[4200];
         snprintf(what, sizeof what, "%s (n = %" PRId64 ", nnz = %" PRId64 ")", path, L.n, L.nnz);
-        st = clcg_memory_check(CLCG_PEAK_BIN_ENTRY * (double)L.nnz + CLCG_PEAK_BIN_ROW * (double)L.n, size, what);
+        st = clcg_memory_check((size > 1 ? CLCG_PEAK_BIN_ENTRY_RANKS : CLCG_PEAK_BIN_ENTRY) * (double)L.nnz +
+                                   CLCG_PEAK_BIN_ROW * (double)L.n, size, what);
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     /* Every rank opens the file itself first: one that cannot (a path local to another

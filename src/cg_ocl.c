@@ -1668,13 +1668,17 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
     char opts[256];
     clcg_build_options(&rstat, opts, sizeof opts);
     for (int d = 0; d < c.nd && st == CLCG_OK; d++) {
-        clcg_slice *s = &c.s[d];
-        const clcg_devinfo *di = &list[first + (d % count)];
         st = clcg_fault_point(c.rank, "device");
         if (st == CLCG_OK)
-            st = clcg_dev_open(di, profiling, opts, &s->dev);
-        if (st != CLCG_OK)
-            break;
+            st = clcg_dev_open(&list[first + (d % count)], profiling, opts, &c.s[d].dev);
+    }
+    /* every rank's devices open (their kernels built), no buffer made yet: what the node can
+       still give, for the buffers of CPU devices */
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    clcg_dev_host_room();
+    for (int d = 0; d < c.nd && st == CLCG_OK; d++) {
+        clcg_slice *s = &c.s[d];
+        const clcg_devinfo *di = &list[first + (d % count)];
         clcg_fmt fmt = clcg_format_choose(&rstat, o->format, di, &s->vs);
         s->C = di->is_gpu ? 32 : 8;
         s->scale = c.scale;

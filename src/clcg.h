@@ -123,13 +123,15 @@ clcg_status clcg_memory_check(double total, int nranks, const char *what);
  * development machine (2026-11-27; Poisson 100^3 and 150^3, 27-point 100^3,
  * random:1000000,64, a chain of 3 M rows; 1 and 2 ranks; less a run's 30 MB and a mapped
  * file's pages): the matrix and its triplets or blocks as read, and the rows' exchange.  A
- * general .mtx checked for symmetry holds a mirror of each entry too. */
+ * general .mtx checked for symmetry holds a mirror of each entry too.  Array files count
+ * the matrix alone (12 and 8), every position as an entry: their zeros are not kept. */
 #define CLCG_PEAK_GEN_ENTRY 28.0
 #define CLCG_PEAK_GEN_ROW 24.0
 #define CLCG_PEAK_MTX_ENTRY 32.0
 #define CLCG_PEAK_MTX_CHECKED_ENTRY 64.0
 #define CLCG_PEAK_MTX_ROW 24.0
 #define CLCG_PEAK_BIN_ENTRY 14.0
+#define CLCG_PEAK_BIN_ENTRY_RANKS 22.0   /* on several ranks: each entry's global column too */
 #define CLCG_PEAK_BIN_ROW 12.0
 /* This rank's share of the memory the node can still give (bytes; -1 when unknown): what a
  * CPU device, whose buffers are host memory, may take. */

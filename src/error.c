@@ -414,15 +414,27 @@ static double node_memory(void)
     return avail;
 }
 
+/* bytes as "12.3 GB", or "456 MB" under a gigabyte */
+static const char *size_text(double bytes, char *buf, size_t len)
+{
+    if (bytes < 1e9)
+        snprintf(buf, len, "%.0f MB", bytes / 1e6);
+    else
+        snprintf(buf, len, "%.1f GB", bytes / 1e9);
+    return buf;
+}
+
 clcg_status clcg_memory_check(double total, int nranks, const char *what)
 {
     const double avail = node_memory();
     const int here = sharers < nranks ? sharers : nranks;
     const double need = total * here / (nranks > 0 ? nranks : 1);
+    char a[32], b[32];
     if (avail >= 0 && need > avail)
-        return clcg_error(CLCG_ERR_MEMORY, "%s needs at least %.1f GB of host memory on this node "
-                          "(%d of %d rank%s here), but it has %.1f GB available: use more nodes",
-                          what, need / 1e9, here, nranks, nranks == 1 ? "" : "s", avail / 1e9);
+        return clcg_error(CLCG_ERR_MEMORY, "%s needs at least %s of host memory on this node "
+                          "(%d of %d rank%s here), but it has %s available: use more nodes",
+                          what, size_text(need, a, sizeof a), here, nranks, nranks == 1 ? "" : "s",
+                          size_text(avail, b, sizeof b));
     return CLCG_OK;
 }
 

@@ -51,6 +51,10 @@ typedef struct {
     cl_ulong allocated;     /* bytes of buffers created through clcg_dev_alloc */
 } clcg_dev;
 
+/* Takes what this rank's CPU devices may keep in host memory (nine tenths of its share of
+ * what the node can still give); called by every rank at one point, after its devices are
+ * open and before their buffers are made (else taken at the first buffer). */
+void clcg_dev_host_room(void);
 clcg_status clcg_dev_open(const clcg_devinfo *info, int profiling, const char *build_options,
                           clcg_dev *d);
 void clcg_dev_close(clcg_dev *d);

@@ -249,15 +249,20 @@ void clcg_dev_close(clcg_dev *d)
 }
 
 /* A CPU device's buffers are host memory, which its global memory size (the machine's) does
- * not bound: they are held to this rank's share of what the node can still give, taken at
- * the first of them (after loading and the kernels' build), with a tenth kept for the
- * host's own vectors.  All CPU devices of the process draw on it together. */
+ * not bound: they are held to this rank's share of what the node can still give, taken
+ * once every rank has loaded its rows and built its kernels (clcg_dev_host_room), with a
+ * tenth kept for the host's own vectors.  All CPU devices of the process draw on it
+ * together. */
+void clcg_dev_host_room(void)
+{
+    const double share = clcg_host_share();
+    room = share < 0 ? -1.0 : 0.9 * share;
+}
+
 static clcg_status host_buffer_room(const clcg_dev *d, size_t bytes, const char *what)
 {
-    if (room == -2.0) {
-        const double share = clcg_host_share();
-        room = share < 0 ? -1.0 : 0.9 * share;
-    }
+    if (room == -2.0)   /* not taken at a common point (clcg_dev_host_room): now */
+        clcg_dev_host_room();
     if (room >= 0 && taken + (double)bytes > room)
         return clcg_error(CLCG_ERR_MEMORY,
                           "device '%s' keeps its buffers in host memory: %s needs %.1f MiB (%.1f MiB in use), "

@@ -108,6 +108,16 @@ CLCG_MEM_AVAILABLE=23e9 timeout 60 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3
 [ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] &&
   grep -q 'poisson3d-weak:1,1,100000000 (n = 300000000, nnz >= 899999998) needs at least 32.4 GB of host memory on this node (3 of 3 ranks here), but it has 23.0 GB available' "$t/err"
 ok $? "300 M generated rows on 3 ranks with 23 GB available: exit $rc at once ($(head -c 160 "$t/err"))"
+# an array file counts its positions at the matrix's own 12 bytes, not at the peak of reading
+# entries (a tridiagonal n = 2000 written densely was refused with 100 MB, for 128 MB)
+awk 'BEGIN { n = 2000; print "%%MatrixMarket matrix array real symmetric"; print n, n
+  for (j = 1; j <= n; j++) for (i = j; i <= n; i++) print (i == j ? 4 : (i == j + 1 ? -1 : 0)) }' >"$t/tri.mtx"
+CLCG_MEM_AVAILABLE=100000000 "$CLCG_BIN" "$t/tri.mtx" --json "$t/tri.json" -q 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && le "$(json_num "$t/tri.json" true)" 1e-7
+ok $? "a sparse matrix in a 2000 x 2000 array file with 100 MB available: solved (rc=$rc $(head -c 100 "$t/err"))"
+CLCG_MEM_AVAILABLE=40000000 "$CLCG_BIN" "$t/tri.mtx" -q 2>"$t/err"; rc=$?
+[ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q 'tri.mtx (n = 2000, 2001000 entries) needs at least 48 MB of host memory on this node (1 of 1 rank here), but it has 40 MB available' "$t/err"
+ok $? "the same with 40 MB: exit $rc at once ($(head -c 150 "$t/err"))"
 # a CPU device's buffers are host memory too: held to the rank's share of what is left
 if [ "${CLCG_DEVICE_TYPE:-cpu}" = cpu ]; then
   for np in 1 2; do

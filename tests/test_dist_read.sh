@@ -258,7 +258,7 @@ elif forge 4000000000 100000000000; then
   ok $? "a header of 4e9 rows on 1 rank: exit $rc at once, $(head -c 120 "$t/err")"
   run 2 "$t/forged.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
   [ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] &&
-    grep -q 'forged.bin (n = 4000000000, nnz = 100000000000) needs at least 1448.0 GB of host memory' "$t/err"
+    grep -q 'forged.bin (n = 4000000000, nnz = 100000000000) needs at least 2248.0 GB of host memory' "$t/err"
   ok $? "a header of 1e11 entries on 2 ranks: exit $rc at once, $(head -c 160 "$t/err")"
   rm -f "$t/forged.bin"
 else
