@@ -1672,10 +1672,11 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         if (st == CLCG_OK)
             st = clcg_dev_open(&list[first + (d % count)], profiling, opts, &c.s[d].dev);
     }
-    /* every rank's devices open (their kernels built), no buffer made yet: what the node can
-       still give, for the buffers of CPU devices */
-    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    /* this rank's devices open (their kernels built) and no rank's buffers made yet (none
+       passes the agreement before every rank has come to it): what the node can still give,
+       for the buffers of CPU devices */
     clcg_dev_host_room();
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     for (int d = 0; d < c.nd && st == CLCG_OK; d++) {
         clcg_slice *s = &c.s[d];
         const clcg_devinfo *di = &list[first + (d % count)];
