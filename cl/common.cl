@@ -164,19 +164,20 @@ inline real sum_parts(global const dsum *a, uint n, local dsum *buf)
 #define FENCE_DEVICE() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #endif
 
-/* Whether this work-group is the last of its launch to get here, once its partial sums are
- * written (by its work-item 0): the last one then adds up the launch's partial sums itself,
- * so that a reduction point of the host path needs no launch of its own.  ticket (NULL: no
- * group is last) counts the groups; the last one sets it back to 0 for the next launch.
- * Every work-item calls it; buf is free again when it returns. */
-inline int last_group(volatile global uint *ticket, local dsum *buf)
+/* Whether this work-group is the last of `groups` to get here, once its partial sums are
+ * written (by its work-item 0): the last one then adds up the partial sums itself, so that a
+ * reduction point of the host path needs no launch of its own.  ticket (NULL: no group is
+ * last) counts the groups, of this launch or of launches that share it (groups is then the
+ * count of them all); the last one sets it back to 0 for the next launch.  Every work-item
+ * calls it; buf is free again when it returns. */
+inline int last_group(volatile global uint *ticket, local dsum *buf, uint groups)
 {
     if (!ticket)
         return 0;
     local uint *flag = (local uint *)buf;
     if (get_local_id(0) == 0) {
         FENCE_DEVICE();   /* this group's partial sums, then its ticket */
-        const uint last = atomic_inc(ticket) == get_num_groups(0) - 1;
+        const uint last = atomic_inc(ticket) == groups - 1;
         if (last)
             atomic_xchg(ticket, 0);
         flag[0] = last;

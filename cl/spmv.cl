@@ -54,13 +54,17 @@
 #define FETCH(j) p[(j)]
 #define STORE_P(i, v) ((void)0)
 #define PROLOGUE const int go = 1;
-/* With a ticket (else NULL), the last work-group of the launch adds up the partial sums
- * part[0..part_off + groups) into fin[0]: those of this launch and of the launches before
- * it on the lower offsets (the interior rows, when this one does the boundary rows). */
-#define FIN_ARGS , global dsum *fin, volatile global uint *ticket
+/* With a ticket (else NULL), the last work-group adds up the partial sums into fin[0].
+ * fin_n 0: the last of this launch, the partial sums part[0..part_off + groups) (those of
+ * this launch and of the launches before it on the lower offsets: the interior rows, when
+ * this one does the boundary rows).  Else fin_n work-groups of launches that may run at the
+ * same time share the ticket (the interior and boundary rows, on two queues), and their
+ * partial sums are part[0..fin_n): whichever group of them ends last adds them up. */
+#define FIN_ARGS , global dsum *fin, volatile global uint *ticket, uint fin_n
 #define FINISH                                                                         \
-    if (last_group(ticket, buf)) {                                                     \
-        const dsum all_ = sum_fresh_dd(part, part_off + get_num_groups(0), buf);       \
+    if (last_group(ticket, buf, fin_n ? fin_n : get_num_groups(0))) {                  \
+        const uint n_ = fin_n ? fin_n : part_off + get_num_groups(0);                  \
+        const dsum all_ = sum_fresh_dd(part, n_, buf);                                 \
         if (get_local_id(0) == 0)                                                      \
             fin[0] = all_;                                                             \
     }

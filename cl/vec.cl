@@ -153,7 +153,7 @@ kernel void update_r(uint n, real alpha, global real *r, global const real *q, g
     for (uint i = get_global_id(0); i < n; i += get_global_size(0))
         r_step(i, r, alpha, r, q, dinv, wrr, &srz, &srr);
     rz_rr_parts(srz, srr, dinv, wrr, 1, part_rz, part_rr, buf);
-    if (last_group(ticket, buf)) {   /* fin[0], fin[1]: the sums of r'z and r'r */
+    if (last_group(ticket, buf, get_num_groups(0))) {   /* fin[0], fin[1]: the sums of r'z and r'r */
         const dsum rr = sum_fresh_dd(part_rr, get_num_groups(0), buf);
         const dsum rz = !dinv && !wrr ? rr : sum_fresh_dd(part_rz, get_num_groups(0), buf);   /* the same parts */
         if (get_local_id(0) == 0) {

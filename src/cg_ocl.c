@@ -40,6 +40,7 @@ typedef struct {
     int fin;                /* host path: the launches before a reduction point sum it up */
     int direct;             /* one device, neighbour exchange: MPI sends the device's pack and
                                receives into its ghost buffer, no copy through hp */
+    int side;               /* a boundary SpMV has run beside the interior one (side_spmv) */
 } cg_ctx;
 
 #define ARG(k, i, v)                                                                   \
@@ -438,12 +439,15 @@ static int red_parts(const clcg_slice *s, int which, cl_mem *part, cl_uint *cnt)
     }
 }
 
-/* The queue of the transfers that overlap kernels (made when first needed). */
+/* The queue of the transfers that overlap kernels, and of the boundary SpMV that runs beside
+ * the interior one (side_spmv); made when first needed, profiled as the device queue is. */
 static clcg_status xfer_queue(clcg_slice *s)
 {
     cl_int e = CL_SUCCESS;
     if (!s->xq) {
-        s->xq = clCreateCommandQueue(s->dev.ctx, s->dev.info.device, 0, &e);
+        cl_command_queue_properties qp = 0;
+        CLCG_CL(clGetCommandQueueInfo(s->dev.queue, CL_QUEUE_PROPERTIES, sizeof qp, &qp, NULL));
+        s->xq = clCreateCommandQueue(s->dev.ctx, s->dev.info.device, qp & CL_QUEUE_PROFILING_ENABLE, &e);
         CLCG_CL(e);
     }
     return CLCG_OK;
@@ -528,6 +532,13 @@ static clcg_status reduce_local(cg_ctx *c, int which, double *v, int *nvals, clc
             local = clcg_cl_fail_if(clFlush(s->xq), "clFlush");
         if (local == CLCG_OK && xt)
             local = enqueue_x_tail(c, d, xt);
+        if (s->side_ev) {   /* what reads q next waits for the boundary rows' SpMV, beside */
+            if (local == CLCG_OK)
+                local = clcg_cl_fail_if(clEnqueueBarrierWithWaitList(s->dev.queue, 1, &s->side_ev, NULL),
+                                        "clEnqueueBarrierWithWaitList(boundary SpMV)");
+            clReleaseEvent(s->side_ev);
+            s->side_ev = NULL;
+        }
         if (local == CLCG_OK)
             local = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
     }
@@ -598,7 +609,7 @@ static clcg_status write_scalars(clcg_slice *s, int first, int count, const doub
  * queue of their own while the interior SpMV runs (it reads no ghost); what follows on the
  * device queue waits for them.  The reduction read that comes next on that queue ends after
  * this write, so hghost is free again when the host has the next reduced values. */
-static clcg_status write_ghosts(cg_ctx *c, clcg_slice *s, int64_t ng)
+static clcg_status write_ghosts(cg_ctx *c, clcg_slice *s, int64_t ng, int side)
 {
     cl_int e = CL_SUCCESS;
     cl_event ev = NULL;
@@ -608,7 +619,7 @@ static clcg_status write_ghosts(cg_ctx *c, clcg_slice *s, int64_t ng)
     CLCG_CL(clEnqueueWriteBuffer(s->xq, s->sp_in, CL_FALSE, (size_t)s->nrows * sizeof(double),
                                  (size_t)ng * sizeof(double), s->hghost, 0, NULL, &ev));
     e = clFlush(s->xq);
-    if (e == CL_SUCCESS)
+    if (e == CL_SUCCESS && !side)   /* side: the boundary SpMV follows it on xq */
         e = clEnqueueBarrierWithWaitList(s->dev.queue, 1, &ev, NULL);
     clReleaseEvent(ev);
     CLCG_CL(e);
@@ -638,6 +649,25 @@ static clcg_status set_interior_cg(clcg_slice *s, cl_kernel k, int par, int64_t 
     return set_spmv_tail(k, 19, s, 0);
 }
 
+/* Whether the boundary rows' SpMV runs on the transfer queue, behind the ghosts' write and
+ * beside the interior rows' SpMV on the device queue, instead of after it: the two launches
+ * share the ticket, and whichever work-group of them ends last sums p'q (the same partial
+ * sums in the same order: the same bits).  On GPUs, where the boundary launch's own ramp,
+ * tail and gap are on the iteration's path otherwise, with the plain SpMV of interior and
+ * boundary rows (not the fused host path, csr-stream or csr-adaptive).  CLCG_SIDE=0|1
+ * overrides (development and tests). */
+static int side_spmv(const cg_ctx *c, const clcg_slice *s, int fused)
+{
+    if (fused || !c->fin || s->nint == 0 || s->nbnd == 0 || s->ncols == s->nrows || !s->rows_int)
+        return 0;
+    if (s->fmt != FMT_SELL && s->fmt != FMT_CSR_SCALAR && s->fmt != FMT_CSR_VECTOR)
+        return 0;
+    const char *e = getenv("CLCG_SIDE");
+    if (e && *e)
+        return *e != '0';
+    return s->dev.info.is_gpu;
+}
+
 /* The plain SpMV of sp_in on device d: rows n (or the row list rows; csr-stream: all its
  * blocks), partial sums of p'q from part_off.  On a GPU, a list that is one run of rows from
  * `first` (else -1) goes as that run, a global offset (no list to read: 2 H200 ranks' interior
@@ -647,12 +677,12 @@ static clcg_status set_interior_cg(clcg_slice *s, cl_kernel k, int par, int64_t 
  * the last launch before p'q is reduced, whose last work-group sums up all of its partial
  * sums (s->sum_ev, for the read); else ev (or NULL) gets the launch's event. */
 static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int64_t first, cl_uint part_off, int fin,
-                                  cl_event *ev)
+                                  cl_uint fin_n, int on_side, cl_event *ev)
 {
     clcg_slice *s = &c->s[d];
     cl_kernel ks = s->k[K_SPMV];
     clcg_launch L = s->spmv;
-    CLCG_CALL(clcg_set_fin(ks, clcg_fin_arg(s->fmt), fin ? s->red : NULL, fin ? s->ticket : NULL));
+    CLCG_CALL(clcg_set_fin_n(ks, clcg_fin_arg(s->fmt), fin ? s->red : NULL, fin ? s->ticket : NULL, fin ? fin_n : 0));
     if (rows && first >= 0 && s->dev.info.is_gpu && (s->fmt == FMT_SELL || s->fmt == FMT_CSR_SCALAR)) {
         L.off = (size_t)first;   /* the kernel's rows get_global_id(0) < first + n */
         n += (cl_uint)first;
@@ -664,12 +694,29 @@ static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int6
         CLCG_CALL(set_spmv_head(ks, s, n, rows));
     ARG(ks, 5, s->sp_in);
     CLCG_CALL(set_spmv_tail(ks, 6, s, part_off));
+    if (on_side) {   /* on xq behind the ghosts' write, and after update_p if its pack went first */
+        cl_event after = s->p_ev;
+        s->p_ev = NULL;
+        if (s->side_ev)
+            clReleaseEvent(s->side_ev);
+        s->side_ev = NULL;
+        c->launches++;
+        c->side = 1;
+        clcg_status st = clcg_launch_kernel_q(s, s->xq, ks, K_SPMV, &L, c->prof ? &c->prof[d] : NULL, after,
+                                              &s->side_ev);
+        if (after)
+            clReleaseEvent(after);
+        return st;
+    }
     if (!fin)
         return ev ? launch_ev(c, d, ks, K_SPMV, &L, ev) : launch(c, d, ks, K_SPMV, &L);
     if (s->sum_ev)
         clReleaseEvent(s->sum_ev);
     s->sum_ev = NULL;
-    return launch_ev(c, d, ks, K_SPMV, &L, &s->sum_ev);
+    CLCG_CALL(launch_ev(c, d, ks, K_SPMV, &L, &s->sum_ev));
+    if (ev)   /* the watch of pack_first as well */
+        CLCG_CL(clRetainEvent(*ev = s->sum_ev));
+    return CLCG_OK;
 }
 
 /* The host path forms p inside the SpMV when the storage takes row lists and the slice is
@@ -761,7 +808,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         } else if (s->fmt == FMT_CSR_STREAM) {   /* no row lists: all rows at once, once ghosts are in */
             s->npq_parts = s->spmv.ng;
             if (st == CLCG_OK && s->ncols == s->nrows)
-                st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin, NULL);
+                st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin, 0, 0, NULL);
         } else if (st == CLCG_OK && fused && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
@@ -771,10 +818,13 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         } else if (st == CLCG_OK && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
-            /* while pack_first is undecided, its event shows whether the ghosts come in time */
+            /* while pack_first is undecided, its event shows whether the ghosts come in time;
+               beside the boundary SpMV, the two share the summing of p'q */
             const int watch = packed && its > 0 && !all && s->npack && pack_first(s) < 0;
+            const int side = side_spmv(c, s, fused);
             st = launch_spmv_in(c, d, (cl_uint)(all ? s->nrows : s->nint), all ? NULL : s->rows_int, s->int_first, 0,
-                                c->fin && s->ncols == s->nrows, watch ? &s->int_ev : NULL);
+                                (c->fin && s->ncols == s->nrows) || side, side ? 2 * (cl_uint)s->spmv.ng : 0, 0,
+                                watch ? &s->int_ev : NULL);
         }
         if (st == CLCG_OK)
             st = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
@@ -807,7 +857,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         int64_t ng = s->ncols - s->nrows;
         if (s->fmt == FMT_CSR_ADAPTIVE) {   /* ghosts first, then every bin */
             if (ng > 0)
-                st = write_ghosts(c, s, ng);
+                st = write_ghosts(c, s, ng, 0);
             for (int b = 0; b < NBINS && st == CLCG_OK; b++) {
                 if (!s->bin_n[b])
                     continue;
@@ -820,7 +870,8 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         }
         if (ng == 0)
             continue;
-        st = write_ghosts(c, s, ng);
+        const int side = side_spmv(c, s, fused);
+        st = write_ghosts(c, s, ng, side);
         if (s->int_ev) {   /* late: the interior SpMV has ended before the ghosts are on their way */
             cl_int state = CL_QUEUED;
             if (st == CLCG_OK)
@@ -832,12 +883,13 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
             s->pf_seen++;
         }
         if (st == CLCG_OK && s->fmt == FMT_CSR_STREAM) {
-            st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin, NULL);
+            st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin, 0, 0, NULL);
         } else if (st == CLCG_OK && s->nbnd > 0) {
             int only = s->nint == 0;
             s->npq_parts = only ? s->spmv.ng : 2 * s->spmv.ng;
             st = launch_spmv_in(c, d, (cl_uint)(only ? s->nrows : s->nbnd), only ? NULL : s->rows_bnd, s->bnd_first,
-                                only ? 0 : (cl_uint)s->spmv.ng, c->fin, NULL);
+                                only ? 0 : (cl_uint)s->spmv.ng, c->fin, side ? 2 * (cl_uint)s->spmv.ng : 0, side,
+                                NULL);
         }
     }
     c->t_exchange += MPI_Wtime() - t0;
@@ -931,7 +983,9 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
                 if (st == CLCG_OK)
                     st = clcg_cl_fail_if(clSetKernelArg(ku, 0, sizeof(cl_uint), &(cl_uint){(cl_uint)s->nrows}) |
                                          clSetKernelArg(ku, 6, sizeof(cl_uint), &(cl_uint){0}), "clSetKernelArg");
-                if (st == CLCG_OK)
+                if (st == CLCG_OK && side_spmv(c, s, fused))   /* the boundary SpMV on xq waits for it */
+                    st = launch_ev(c, d, ku, K_UPDATE_P, &s->vec, &s->p_ev);
+                else if (st == CLCG_OK)
                     st = launch(c, d, ku, K_UPDATE_P, &s->vec);
             } else if (st == CLCG_OK) {
                 st = launch_ev(c, d, ku, K_UPDATE_P, &s->vec, s->npack ? &s->packed_ev : NULL);
@@ -1381,6 +1435,8 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
     for (int d = 0; d < c->nd; d++)
         info->pack_first |= !host_fused(c) && c->s[d].npack && pack_first(&c->s[d]) > 0;
     MPI_Allreduce(MPI_IN_PLACE, &info->pack_first, 1, MPI_INT, MPI_SUM, c->comm);
+    info->side_spmv = c->side;
+    MPI_Allreduce(MPI_IN_PLACE, &info->side_spmv, 1, MPI_INT, MPI_SUM, c->comm);
     info->bytes_sent_min = info->bytes_sent_max = c->size > 1 ? c->p->halo.bytes_sent : 0;
     MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_min, 1, MPI_INT64_T, MPI_MIN, c->comm);
     MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_max, 1, MPI_INT64_T, MPI_MAX, c->comm);

@@ -71,6 +71,9 @@ typedef struct {
     cl_mem ticket;                       /* its count of finished work-groups (one uint, 0 between launches) */
     cl_event packed_ev;                  /* update_p_pack of this iteration (the pack read waits) */
     cl_event int_ev;                     /* the interior SpMV, while the ghosts' arrival is watched */
+    cl_event side_ev;                    /* the boundary SpMV on xq, beside the interior one (what
+                                            comes after the reduction on the device queue waits) */
+    cl_event p_ev;                       /* update_p after its pack went first (the side SpMV waits) */
     int pf_seen, pf_late;                /* iterations watched, and those whose ghosts came when
                                             the interior SpMV had already ended (cg_ocl.c: pack_first) */
     cl_command_queue xq;                 /* ghost writes, beside the interior SpMV (made on first use) */
@@ -119,11 +122,15 @@ double clcg_kernel_bytes(const clcg_slice *s, int kid, int jacobi);
 /* Enqueue kernel kid with the slice's launch shape; profiled when prof != NULL. */
 cl_uint clcg_fin_arg(clcg_fmt fmt);
 clcg_status clcg_set_fin(cl_kernel k, cl_uint i, cl_mem fin, cl_mem ticket);
+clcg_status clcg_set_fin_n(cl_kernel k, cl_uint i, cl_mem fin, cl_mem ticket, cl_uint n);
 clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L,
                                clcg_prof *prof);
 /* The same, with the launch's event in *out (the caller releases it). */
 clcg_status clcg_launch_kernel_ev(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L,
                                   clcg_prof *prof, cl_event *out);
+/* The same on queue q, after event `after` (or NULL). */
+clcg_status clcg_launch_kernel_q(clcg_slice *s, cl_command_queue q, cl_kernel k, int kid, const clcg_launch *L,
+                                 clcg_prof *prof, cl_event after, cl_event *out);
 clcg_status clcg_prof_harvest(clcg_prof *prof, const clcg_slice *s, int jacobi);
 
 /* Work-group shapes: defaults, or tuned and cached (tune.c). */

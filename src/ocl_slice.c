@@ -449,13 +449,13 @@ clcg_status clcg_slice_upload(clcg_slice *s, const clcg_csr *A, int64_t lo, int6
         else
             snprintf(name, sizeof name, "%s", knames[kid]);
         CLCG_CHECK(st, clcg_dev_kernel(&s->dev, name, &s->k[kid]), out);
-        /* no summing work-group unless a launch asks for one (fin, ticket: the last two) */
+        /* no summing work-group unless a launch asks for one (fin, ticket, fin_n: the last three) */
         if (kid == K_SPMV)
-            CLCG_CHECK(st, clcg_set_fin(s->k[kid], clcg_fin_arg(fmt), NULL, NULL), out);
+            CLCG_CHECK(st, clcg_set_fin_n(s->k[kid], clcg_fin_arg(fmt), NULL, NULL, 0), out);
         if (kid == K_SPMV && fmt == FMT_CSR_ADAPTIVE)
             for (int b = 0; b < NBINS; b++)
-                CLCG_CHECK(st, clcg_set_fin(s->kbin_dot[b], clcg_fin_arg(s->bin_vs[b] == 1 ? FMT_CSR_SCALAR : FMT_CSR_VECTOR),
-                                            NULL, NULL), out);
+                CLCG_CHECK(st, clcg_set_fin_n(s->kbin_dot[b], clcg_fin_arg(s->bin_vs[b] == 1 ? FMT_CSR_SCALAR : FMT_CSR_VECTOR),
+                                              NULL, NULL, 0), out);
         if (kid == K_UPDATE_R)
             CLCG_CHECK(st, clcg_set_fin(s->k[kid], 9, NULL, NULL), out);
         if (kid == K_SPMV_CG)
@@ -488,7 +488,8 @@ void clcg_slice_free(clcg_slice *s)
     struct { cl_mem *m; double **p; } pins[] = {{&s->hpin_pack, &s->hpack}, {&s->hpin_ghost, &s->hghost},
                                                 {&s->hpin_red, &s->hred}, {&s->hpin_glob, &s->hglob}};
     /* transfers into the pinned buffers end before those are unmapped */
-    cl_event *evs[] = {&s->pack_ev, &s->red_ev, &s->packed_ev, &s->sum_ev, &s->int_ev};   /* left by a failed solve */
+    cl_event *evs[] = {&s->pack_ev, &s->red_ev, &s->packed_ev, &s->sum_ev,   /* left by a failed solve */
+                       &s->int_ev,  &s->side_ev, &s->p_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (*evs[i]) {
             clWaitForEvents(1, evs[i]);
@@ -577,6 +578,15 @@ clcg_status clcg_set_fin(cl_kernel k, cl_uint i, cl_mem fin, cl_mem ticket)
     return CLCG_OK;
 }
 
+/* A plain SpMV kernel's fin, ticket and fin_n (0: the launch alone; else the work-groups of
+ * the launches that share the ticket, whose partial sums are part[0..n)), from index i. */
+clcg_status clcg_set_fin_n(cl_kernel k, cl_uint i, cl_mem fin, cl_mem ticket, cl_uint n)
+{
+    CLCG_CALL(clcg_set_fin(k, i, fin, ticket));
+    CLCG_CL(clSetKernelArg(k, i + 2, sizeof n, &n));
+    return CLCG_OK;
+}
+
 clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L, clcg_prof *prof)
 {
     return clcg_launch_kernel_ev(s, k, kid, L, prof, NULL);
@@ -584,6 +594,12 @@ clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_l
 
 clcg_status clcg_launch_kernel_ev(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L, clcg_prof *prof,
                                   cl_event *out)
+{
+    return clcg_launch_kernel_q(s, s->dev.queue, k, kid, L, prof, NULL, out);
+}
+
+clcg_status clcg_launch_kernel_q(clcg_slice *s, cl_command_queue q, cl_kernel k, int kid, const clcg_launch *L,
+                                 clcg_prof *prof, cl_event after, cl_event *out)
 {
     size_t g = L->wg * L->ng, l = L->wg;
     cl_event ev = NULL;
@@ -593,7 +609,8 @@ clcg_status clcg_launch_kernel_ev(clcg_slice *s, cl_kernel k, int kid, const clc
         CLCG_CALL(clcg_realloc(&prof->kid, (size_t)cap, sizeof *prof->kid, "profiling events"));
         prof->cap = cap;
     }
-    CLCG_CL(clEnqueueNDRangeKernel(s->dev.queue, k, 1, L->off ? &L->off : NULL, &g, &l, 0, NULL,
+    (void)s;
+    CLCG_CL(clEnqueueNDRangeKernel(q, k, 1, L->off ? &L->off : NULL, &g, &l, after ? 1 : 0, after ? &after : NULL,
                                    prof || out ? &ev : NULL));
     if (prof) {
         prof->ev[prof->n] = ev;

@@ -227,8 +227,8 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
                 o->rtol, (long long)o->max_it, precond_name(o->precond), exchange_name(o->exchange),
                 info->format, info->variant);
         json_str(f, info->tuning);
-        fprintf(f, ", \"exchange_in_place_ranks\": %d, \"pack_first_ranks\": %d", info->halo_in_place,
-                info->pack_first);
+        fprintf(f, ", \"exchange_in_place_ranks\": %d, \"pack_first_ranks\": %d, \"boundary_beside_ranks\": %d",
+                info->halo_in_place, info->pack_first, info->side_spmv);
         fprintf(f, "},\n  \"outcome\": \"%s\", \"at_precision_limit\": %s, \"iterations\": %lld, "
                    "\"iterations_run\": %lld, \"refinements\": %d,\n",
                 clcg_outcome_name(res->outcome), res->outcome == CLCG_CONVERGED && res->at_limit ? "true" : "false",

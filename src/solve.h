@@ -30,6 +30,7 @@ typedef struct {
                                        into its ghost buffer, no copy on the host */
     int pack_first;                 /* ranks whose ghost pack ran as a launch of its own (of
                                        those forming p in a pass of its own) */
+    int side_spmv;                  /* ranks whose boundary SpMV ran beside the interior one */
     double solve_min, solve_max;    /* solve time over ranks */
     double launches_per_it, syncs_per_it;
     int have_error;                 /* b = A*1: error against x = 1 */

@@ -813,7 +813,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
 {
     const clcg_csr *A = &m->A;
     const int64_t n = A->nrows;
-    int64_t nsub, bad_q = 0, bad_pq = 0, bad_rows = 0, bad_fin = 0, bad_off = 0, same = 1;
+    int64_t nsub, bad_q = 0, bad_pq = 0, bad_rows = 0, bad_fin = 0, bad_share = 0, bad_off = 0, same = 1;
     char what[96];
     reseed(label);
     double *p = rvec(n, -1.0, 1.0), *pabs = xmalloc((size_t)n, sizeof *pabs);
@@ -864,6 +864,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
         spmv_tail(&a, f, bq, bpart, 0, L->wg);
         am(&a, NULL);   /* fin, ticket: no summing work-group */
         am(&a, NULL);
+        au(&a, 0);
         launch(k, L);
         get(bq, (size_t)n, q);
         get(bpart, NPARTS, part);
@@ -894,6 +895,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
             spmv_tail(&a, f, bq, bpart, off, L->wg);
             am(&a, bfin);
             am(&a, bticket);
+            au(&a, 0);   /* fin_n: the launch alone */
             launch(k, L);
             get(bq, (size_t)n, q);
             get(bpart, NPARTS, part);
@@ -907,6 +909,41 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
                 tap_diag("  %s: ticket left at %u", what, tv);
         }
 
+        /* two launches that share the ticket (fin_n = 2 ng, as the interior and boundary rows
+           on two queues), part_off 0 and ng, in either order: the first leaves fin alone, the
+           last group of the second sums part[0..2 ng); q as without it; the ticket back to 0 */
+        for (int order = 0; order < 2; order++) {
+            double fin[2], fin_mid[2] = {0.0, 0.0};
+            poison(bq, (size_t)n);
+            poison(bfin, 2);
+            poison(bpart, NPARTS);
+            for (int j = 0; j < 2; j++) {
+                a.i = 0;
+                spmv_head(&a, st, (cl_uint)n, NULL);
+                am(&a, bp);
+                spmv_tail(&a, f, bq, bpart, (j ^ order) ? (cl_uint)L->ng : 0, L->wg);
+                am(&a, bfin);
+                am(&a, bticket);
+                au(&a, 2 * (cl_uint)L->ng);
+                launch(k, L);
+                if (j == 0)
+                    get(bfin, 2, fin_mid);
+            }
+            get(bq, (size_t)n, q);
+            get(bpart, NPARTS, part);
+            get(bfin, 2, fin);
+            snprintf(what, sizeof what, "shared ticket, order %d: q (wg %zu x %zu)", order, L->wg, L->ng);
+            bad_share += mismatches(what, n, q, qref, tol);
+            if (!(isnan(fin_mid[0]) && isnan(fin_mid[1])) && bad_share++ < SHOW)
+                tap_diag("  %s: fin written by the first launch (%.17g)", what, fin_mid[0]);
+            snprintf(what, sizeof what, "shared ticket, order %d: fin[0] = sum part[0..%zu) (wg %zu)", order,
+                     2 * L->ng, L->wg);
+            bad_share += !fin_matches(what, fin, 2 * (int64_t)L->ng, part) + guard_broken("fin", bfin, 2);
+            const cl_uint tv = ticket_value(bticket);
+            if (tv != 0 && bad_share++ < SHOW)
+                tap_diag("  %s: ticket left at %u", what, tv);
+        }
+
         if (by_item && !st->bblk) {   /* rows [first, n) as a run: get_global_id(0) from first */
             poison(bq, (size_t)n);
             poison(bpart, NPARTS);
@@ -916,6 +953,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
             spmv_tail(&a, f, bq, bpart, 0, L->wg);
             am(&a, NULL);
             am(&a, NULL);
+            au(&a, 0);
             launch_at(k, L, (size_t)first);
             get(bq, (size_t)n, q);
             get(bpart, NPARTS, part);
@@ -945,6 +983,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
         spmv_tail(&a, f, bq, bpart, PART_OFF, L->wg);
         am(&a, NULL);
         am(&a, NULL);
+        au(&a, 0);
         launch(k, L);
         get(bq, (size_t)n, q);
         get(bpart, NPARTS, part);
@@ -991,6 +1030,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
         spmv_tail(&a, f, bq, bpart, 0, L->wg);
         am(&a, NULL);
         am(&a, NULL);
+        au(&a, 0);
         launch(k, L);
         get(bq, (size_t)n, q);
         tap_ok(memcmp(q, q0, (size_t)n * sizeof *q) == 0, "%s: the same bits with blocks of at most 7 rows (%lld blocks)",
@@ -1004,6 +1044,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
         spmv_tail(&a, f, bq, bpart, 0, small.wg);
         am(&a, NULL);
         am(&a, NULL);
+        au(&a, 0);
         launch(k, &small);
         get(bq, (size_t)n, q);
         tap_ok(memcmp(q, q0, (size_t)n * sizeof *q) == 0, "%s: the same bits with work-groups of 8", label);
@@ -1018,6 +1059,8 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
                PART_OFF);
     tap_ok(bad_fin == 0, "%s: a summing work-group (part_off 0 and ng): q unchanged, fin = the partial sums' sum, "
            "ticket back to 0", label);
+    tap_ok(bad_share == 0, "%s: two launches sharing a ticket (fin_n = 2 ng), in either order: q unchanged, only the "
+           "last group of the second sums part[0..2 ng), ticket back to 0", label);
     if (by_item && !st->bblk)
         tap_ok(bad_off == 0, "%s: rows %lld..%lld as a run (global offset): those rows and their p'q only", label,
                (long long)first, (long long)n - 1);

@@ -137,6 +137,27 @@ for f in sell csr-scalar csr-stream; do
     done
   done
 done
+# the boundary rows' SpMV beside the interior rows' one (on the transfer queue behind the
+# ghosts, sharing the summing of p'q; the default on GPUs, CLCG_SIDE=1 here) against after
+# it: the same bits of the true residual and the same iterations on 3 ranks (the middle
+# rank's boundary rows are a list), the pack in update_p_pack's launch or in one of its own
+for f in sell csr-scalar csr-vector; do
+  for pf in 0 1; do
+    for ex in neighbor allgather; do
+      [ $f != sell ] && [ $ex = allgather ] && continue
+      for sd in 0 1; do
+        CLCG_SIDE=$sd CLCG_P_PASS=split CLCG_PACK_FIRST=$pf timeout 300 $MPIEXEC -n 3 "$CLCG_BIN" \
+          --generate poisson3d:14 --format $f --exchange $ex --json "$t/sd$sd.json" -q; eval rc$sd=\$?
+      done
+      it0=$(json_num "$t/sd0.json" iterations); it1=$(json_num "$t/sd1.json" iterations)
+      tr0=$(json_num "$t/sd0.json" true); tr1=$(json_num "$t/sd1.json" true)
+      b0=$(json_num "$t/sd0.json" boundary_beside_ranks); b1=$(json_num "$t/sd1.json" boundary_beside_ranks)
+      [ $rc0 -eq 0 ] && [ $rc1 -eq 0 ] && [ "$it0" = "$it1" ] && [ "$tr0" = "$tr1" ] && absdiff_le "$it1" "$base" 1 &&
+        le "$tr1" 1e-7 && [ "$b0" = 0 ] && [ "$b1" = 3 ]
+      ok $? "boundary SpMV beside the interior one, --format $f, --exchange $ex, CLCG_PACK_FIRST=$pf, 3 ranks: $it1 iterations, true residual $tr1 (after it: $it0, $tr0; beside on $b1 ranks, $b0 without)"
+    done
+  done
+done
 # neighbour exchange with one device a rank sends the device's pack as it comes (the send
 # lists one after another, rows repeated where two neighbours need them) and receives into the
 # device's ghost buffer; the copy through the host's p (CLCG_HALO_COPY=1) moves the same
