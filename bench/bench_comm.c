@@ -1,6 +1,8 @@
 /* Parameters of the scaling model, measured: MPI latency and bandwidth between ranks 0
- * and 1 (ping-pong), MPI_Allreduce of one double, and host<->device copy rates through
- * pinned (mapped CL_MEM_ALLOC_HOST_PTR) and pageable memory on each rank's first device.
+ * and 1 (ping-pong), the time of the halo's exchange (ranks 0 and 1 send each other 512 KB
+ * at once, as the neighbour exchange does, from malloc'd and from pinned buffers),
+ * MPI_Allreduce of one double, and host<->device copy rates through pinned (mapped
+ * CL_MEM_ALLOC_HOST_PTR) and pageable memory on each rank's first device.
  * usage: mpiexec -n 2 bench_comm      (prints one JSON object) */
 #include "ocl.h"
 
@@ -26,7 +28,23 @@ static double pingpong(int rank, size_t bytes, int reps)
     return t;
 }
 
-static clcg_status copy_rates(size_t bytes, double *h2d_pin, double *d2h_pin, double *h2d_page, double *d2h_page)
+/* Seconds for ranks 0 and 1 to send each other `bytes` at once (Irecv, Isend, Waitall). */
+static double exchange(int rank, void *send, void *recv, size_t bytes, int reps)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < reps && rank < 2; i++) {
+        MPI_Request rq[2];
+        MPI_Irecv(recv, (int)bytes, MPI_BYTE, 1 - rank, 1, MPI_COMM_WORLD, &rq[0]);
+        MPI_Isend(send, (int)bytes, MPI_BYTE, 1 - rank, 1, MPI_COMM_WORLD, &rq[1]);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    }
+    return (MPI_Wtime() - t0) / reps;
+}
+
+/* xpin: the exchange of `bytes` between two pinned buffers of the device's context (0 on 1 rank) */
+static clcg_status copy_rates(size_t bytes, double *h2d_pin, double *d2h_pin, double *h2d_page, double *d2h_page,
+                              double *xpin)
 {
     clcg_devinfo *list;
     int m;
@@ -45,9 +63,17 @@ static clcg_status copy_rates(size_t bytes, double *h2d_pin, double *d2h_pin, do
     CLCG_CL(e);
     void *hp = clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &e);
     CLCG_CL(e);
+    cl_mem pin2 = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
+    CLCG_CL(e);
+    void *hp2 = clEnqueueMapBuffer(q, pin2, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &e);
+    CLCG_CL(e);
     void *pg = malloc(bytes);
     memset(pg, 1, bytes);
     memset(hp, 1, bytes);
+    memset(hp2, 1, bytes);
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    *xpin = size > 1 ? exchange(rank, hp, hp2, bytes, 200) : 0.0;
     void *src[2] = {hp, pg};
     double *out[2][2] = {{h2d_pin, d2h_pin}, {h2d_page, d2h_page}};
     for (int k = 0; k < 2; k++) {
@@ -62,8 +88,10 @@ static clcg_status copy_rates(size_t bytes, double *h2d_pin, double *d2h_pin, do
         *out[k][1] = 10.0 * (double)bytes / (MPI_Wtime() - t0);
     }
     clEnqueueUnmapMemObject(q, pin, hp, 0, NULL, NULL);
+    clEnqueueUnmapMemObject(q, pin2, hp2, 0, NULL, NULL);
     clFinish(q);
     clReleaseMemObject(pin);
+    clReleaseMemObject(pin2);
     clReleaseMemObject(dev);
     clReleaseCommandQueue(q);
     clReleaseContext(ctx);
@@ -81,6 +109,13 @@ int main(int argc, char **argv)
     double lat = size > 1 ? pingpong(rank, 8, 2000) : 0.0;
     double t512k = size > 1 ? pingpong(rank, 512 * 1024, 200) : 0.0;
     double t16m = size > 1 ? pingpong(rank, 16 << 20, 20) : 0.0;
+    double tx = 0.0, txpin = 0.0, txbig = 0.0;
+    if (size > 1) {
+        char *a = calloc(512 * 1024, 1), *b = calloc(512 * 1024, 1);
+        tx = exchange(rank, a, b, 512 * 1024, 200);
+        free(a);
+        free(b);
+    }
     double v = 1.0, t0;
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
@@ -88,16 +123,18 @@ int main(int argc, char **argv)
         MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     double tall = (MPI_Wtime() - t0) / 2000;
     double r[8] = {0};
-    if (copy_rates(512 * 1024, &r[0], &r[1], &r[2], &r[3]) != CLCG_OK ||
-        copy_rates(64 << 20, &r[4], &r[5], &r[6], &r[7]) != CLCG_OK)
+    if (copy_rates(512 * 1024, &r[0], &r[1], &r[2], &r[3], &txpin) != CLCG_OK ||
+        copy_rates(64 << 20, &r[4], &r[5], &r[6], &r[7], &txbig) != CLCG_OK)
         fprintf(stderr, "bench_comm: rank %d: %s\n", rank, clcg_error_message());
     if (rank == 0)
         printf("{\"ranks\": %d, \"mpi_latency_s\": %.3e, \"mpi_512k_GBps\": %.3f, \"mpi_16m_GBps\": %.3f, "
                "\"allreduce_1_double_s\": %.3e, \"h2d_pinned_512k_GBps\": %.2f, \"d2h_pinned_512k_GBps\": %.2f, "
                "\"h2d_pageable_512k_GBps\": %.2f, \"d2h_pageable_512k_GBps\": %.2f, \"h2d_pinned_64m_GBps\": %.2f, "
-               "\"d2h_pinned_64m_GBps\": %.2f, \"h2d_pageable_64m_GBps\": %.2f, \"d2h_pageable_64m_GBps\": %.2f}\n",
+               "\"d2h_pinned_64m_GBps\": %.2f, \"h2d_pageable_64m_GBps\": %.2f, \"d2h_pageable_64m_GBps\": %.2f, "
+               "\"exchange_512k_s\": %.3e, \"exchange_512k_pinned_s\": %.3e}\n",
                size, lat, size > 1 ? 512 * 1024 / t512k / 1e9 : 0.0, size > 1 ? (16 << 20) / t16m / 1e9 : 0.0, tall,
-               r[0] / 1e9, r[1] / 1e9, r[2] / 1e9, r[3] / 1e9, r[4] / 1e9, r[5] / 1e9, r[6] / 1e9, r[7] / 1e9);
+               r[0] / 1e9, r[1] / 1e9, r[2] / 1e9, r[3] / 1e9, r[4] / 1e9, r[5] / 1e9, r[6] / 1e9, r[7] / 1e9, tx,
+               txpin);
     MPI_Finalize();
     return 0;
 }

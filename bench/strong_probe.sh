@@ -3,6 +3,8 @@
 # (so that drift of the machine falls on all of them alike); then the kernel timeline of each
 # configuration that CLCG_PROBE_TIMELINE names.  A configuration is "label|env|mpirun options|clcg
 # options" (the clcg options may name another --generate).  Prints ms per iteration last.
+# A label ending in "-np" runs without --json (the record profiles every launch) and reads
+# the time from the report's last line: the queues as a run without --profile has them.
 # usage: bench/strong_probe.sh OUTDIR [ROUNDS] [SIZE]     (in a built tree on the GPU machine)
 set -u
 out=${1:-probe-out}
@@ -23,8 +25,15 @@ for r in $(seq 1 "$rounds"); do
     i=$((i + 1))
     j="$out/$label-$r.json"
     case " $copts " in *" --generate "*) gen= ;; *) gen="--generate $size" ;; esac
-    env $envs mpirun --allow-run-as-root $mopts "$bin" $gen $common $copts -q --json "$j" </dev/null >"$out/$label-$r.txt" 2>&1
-    ms=$(python3 -c "import json; print('%.4f' % (1e3*json.load(open('$j'))['times']['per_iteration']))" 2>/dev/null || echo fail)
+    case "$label" in
+    *-np)
+      env $envs mpirun --allow-run-as-root $mopts "$bin" $gen $common $copts </dev/null >"$out/$label-$r.txt" 2>&1
+      ms=$(sed -n 's/.*(\([0-9.]*\) ms per iteration).*/\1/p' "$out/$label-$r.txt" | tail -n 1)
+      [ -n "$ms" ] || ms=fail ;;
+    *)
+      env $envs mpirun --allow-run-as-root $mopts "$bin" $gen $common $copts -q --json "$j" </dev/null >"$out/$label-$r.txt" 2>&1
+      ms=$(python3 -c "import json; print('%.4f' % (1e3*json.load(open('$j'))['times']['per_iteration']))" 2>/dev/null || echo fail) ;;
+    esac
     echo "$label round $r: $ms" | tee -a "$out/table.txt"
   done <<<"$configs"
 done
