@@ -22,16 +22,22 @@ comm = json.load(open(a.comm))
 
 # --- parameters (seconds, bytes/second) ---
 BW = 4.0e12            # sustained kernel bandwidth on an H200 (bench/RESULTS.md, 2026-11-23: 3.8-4.2 TB/s)
-T_FUSED_ROW = 0.7366e-3 / 256**3  # one GPU, per row (0.7363-0.7375 ms at 256^3, 2-GPU machine, 2026-11-23 07:53 UTC)
-T_SYNC = 25e-6         # one host synchronization (kernel done + small read), device README
-T_LAUNCH = 3e-6        # gap between kernels on the host path (kernel timeline, 2026-11-23 07:53 UTC)
-# The halo's way through the host beyond its transfers and MPI (waiting for the read, copies
-# into and out of the host vector, the MPI calls): the kernel timeline of strong 256^3 on 2
-# GPUs (2026-11-23 07:53 UTC) shows the boundary SpMV starting 267 us after the interior one,
-# of which the transfers and MPI account for about 100 us.
-T_HALO_HOST = 160e-6
+T_FUSED_ROW = 0.7358e-3 / 256**3  # one GPU, per row (0.7294-0.7368 ms at 256^3, 2-GPU machine, 2026-11-27 02:47-03:25 UTC)
+T_SYNC = 28e-6         # one host synchronization (kernel done, small read, MPI_Allreduce, next launch; 27-30 us, 2026-11-27)
+T_LAUNCH = 3e-6        # gap between kernels on the host path (kernel timelines of 2026-11-27: 2.7-3.2 us)
+# The halo's way beyond its transfers and MPI: the read starting after update_p_pack, the
+# write and the boundary launch queued behind MPI.  Traced on 2 H200 (2026-11-27 03:16 UTC,
+# strong 256^3): the boundary SpMV starts 167-177 us after update_p_pack ends, of which the
+# two transfers take about 45 us and the exchange about 100 us.
+T_HALO_HOST = 30e-6
+T_BND = 15e-6          # the boundary rows' SpMV alone (65 536 rows, 2 H200, 2026-11-27: 14.9-16.5 us)
 PCIE = 1e9 * comm["d2h_pinned_512k_GBps"]     # pinned staging at halo sizes (measured)
 NODE = {"lat": comm["mpi_latency_s"], "bw": 1e9 * comm["mpi_512k_GBps"], "allreduce": comm["allreduce_1_double_s"]}
+# Two ranks sending each other a halo at once (bench_comm's exchange_512k_s): inside the node
+# each direction gets less than the ping-pong rate (Open MPI's shared memory without a
+# single-copy mechanism on the GPU machine: 97-103 us for 512 KB each way, 2026-11-27).
+if "exchange_512k_pinned_s" in comm:
+    NODE["bw"] = 524288 / comm["exchange_512k_pinned_s"]
 IB = {"lat": 2.0e-6, "bw": 25e9, "allreduce_step": 2.5e-6}   # 200 Gb/s InfiniBand, one link per GPU
 
 
@@ -51,19 +57,16 @@ def iteration(n_total, P, mode, variant, net, N2=256 * 256):
     msgs = nb * max(1, math.ceil(N2 / nr))   # slabs thinner than a plane: several senders
     nnz_r = 7 * nr
     # standard: update_p_pack 24 n, update_r 24 n, x += alpha p 24 n (in two halves, each
-    # run while the host reduces: a synchronization shows only where it is longer)
+    # run while the host reduces: a synchronization shows only where it is longer); on the
+    # device queue's path: the two halves, update_r, update_p_pack and the interior SpMV (the
+    # boundary SpMV runs beside it on the transfer queue, behind the ghosts)
     vec = 88 * nr if variant == "single-reduction" else 72 * nr
     spmv = 12 * nnz_r + 20 * nr
-    launches = 5 if variant == "single-reduction" else 8
-    # slices under 10 M rows pack the boundary values in a launch of their own first, so the
-    # halo also runs beside the forming of p (24 n bytes) (src/cg_ocl.c, PACK_FIRST_ROWS)
-    pack_first = variant == "standard" and nr < 10e6
-    launches += 1 if pack_first else 0
+    launches = 5
     reductions = 1 if variant == "single-reduction" else 2
-    t_kernels = (vec + spmv) / BW + launches * T_LAUNCH
     t_cover = 0.0 if variant == "single-reduction" else 12 * nr / BW
     t_sync = reductions * max(0.0, T_SYNC - t_cover)
-    t_spmv_interior = spmv / BW * max(0.0, 1 - halo / nr) + (24 * nr / BW if pack_first else 0.0)
+    t_spmv_interior = spmv / BW * max(0.0, 1 - halo / nr)
     # host <-> device staging of what leaves and what arrives
     if mode == "allgather":
         sent, recv = 8 * nr, 8 * halo
@@ -76,10 +79,17 @@ def iteration(n_total, P, mode, variant, net, N2=256 * 256):
         t_mpi = msgs * net["lat"] + 8 * halo / net["bw"]
     t_stage = (sent + recv) / PCIE
     t_red = reductions * (net["allreduce"] if "allreduce" in net else net["allreduce_step"] * math.log2(P))
-    # the halo (staging both ways, MPI, the host's part) runs beside the interior SpMV (and
-    # the forming of p, where the pack comes first)
+    # the halo (staging both ways, MPI, the host's part) and the boundary SpMV run beside the
+    # interior SpMV; where they are longer, each rank packs the boundary values in a launch of
+    # its own before p is formed (decided from the run: src/cg_ocl.c, pack_first), so that
+    # the forming of p covers them too
     t_halo = t_stage + t_mpi + T_HALO_HOST
-    t = t_kernels + t_sync + max(0.0, t_halo - t_spmv_interior) + t_red
+    window = t_spmv_interior
+    if variant == "standard" and t_halo + T_BND > window:
+        window += 24 * nr / BW
+        launches += 1
+    t_kernels = (vec + spmv) / BW + launches * T_LAUNCH
+    t = t_kernels + t_sync + max(0.0, t_halo + T_BND - window) + t_red
     return t, t_halo + t_red
 
 
