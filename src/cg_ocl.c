@@ -652,10 +652,11 @@ static clcg_status set_interior_cg(clcg_slice *s, cl_kernel k, int par, int64_t 
 /* Whether the boundary rows' SpMV runs on the transfer queue, behind the ghosts' write and
  * beside the interior rows' SpMV on the device queue, instead of after it: the two launches
  * share the ticket, and whichever work-group of them ends last sums p'q (the same partial
- * sums in the same order: the same bits).  On GPUs, where the boundary launch's own ramp,
- * tail and gap are on the iteration's path otherwise, with the plain SpMV of interior and
- * boundary rows (not the fused host path, csr-stream or csr-adaptive).  CLCG_SIDE=0|1
- * overrides (development and tests). */
+ * sums in the same order: the same bits).  On GPUs with one device a rank, where the boundary
+ * launch's own ramp, tail and gap are on the iteration's path otherwise (2 H200, Poisson
+ * 256^3 on 2 ranks: 0.4092 against 0.4211 ms, 2026-11-27, bench/RESULTS.md), with the plain
+ * SpMV of interior and boundary rows (not the fused host path, csr-stream or csr-adaptive).
+ * CLCG_SIDE=0|1 overrides (development and tests; 1 also with several devices a rank). */
 static int side_spmv(const cg_ctx *c, const clcg_slice *s, int fused)
 {
     if (fused || !c->fin || s->nint == 0 || s->nbnd == 0 || s->ncols == s->nrows || !s->rows_int)
@@ -665,7 +666,7 @@ static int side_spmv(const cg_ctx *c, const clcg_slice *s, int fused)
     const char *e = getenv("CLCG_SIDE");
     if (e && *e)
         return *e != '0';
-    return s->dev.info.is_gpu;
+    return s->dev.info.is_gpu && c->nd == 1;   /* several devices a rank: measured and checked without it */
 }
 
 /* The plain SpMV of sp_in on device d: rows n (or the row list rows; csr-stream: all its
