@@ -105,8 +105,18 @@ kernel void update_p_pack(uint n, global const real *r, global const real *dinv,
 {
     for (uint k = get_global_id(0); k < npack; k += get_global_size(0))
         buf[k] = pnew(r, dinv, pprev, beta, idx[k]);
-    for (uint i = get_global_id(0); i < n; i += get_global_size(0))
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+#ifdef CLCG_DELAY_ROW
+        /* tests (CLCG_CL_OPTIONS=-DCLCG_DELAY_ROW=i): row i of p comes late, so that a launch
+           on another queue that does not wait for this one reads the old value */
+        if (i == CLCG_DELAY_ROW) {
+            volatile real d = 0;
+            for (int w = 0; w < 2000000; w++)
+                d += 1;
+        }
+#endif
         p[i] = pnew(r, dinv, pprev, beta, i);
+    }
 }
 
 /* alpha = rz / pq; x += alpha p; r -= alpha q; partial sums of the new r'z and r'r.

@@ -989,7 +989,10 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
                 else if (st == CLCG_OK)
                     st = launch(c, d, ku, K_UPDATE_P, &s->vec);
             } else if (st == CLCG_OK) {
-                st = launch_ev(c, d, ku, K_UPDATE_P, &s->vec, s->npack ? &s->packed_ev : NULL);
+                /* the pack read waits for it; with nothing to pack but ghosts to multiply,
+                   the boundary SpMV beside (on xq) waits for it itself */
+                cl_event *ev = s->npack ? &s->packed_ev : side_spmv(c, s, fused) ? &s->p_ev : NULL;
+                st = launch_ev(c, d, ku, K_UPDATE_P, &s->vec, ev);
             }
         }
         if (k == 2 && st == CLCG_OK)
