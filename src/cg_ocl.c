@@ -695,7 +695,8 @@ static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int6
         CLCG_CALL(set_spmv_head(ks, s, n, rows));
     ARG(ks, 5, s->sp_in);
     CLCG_CALL(set_spmv_tail(ks, 6, s, part_off));
-    if (on_side) {   /* on xq behind the ghosts' write, and after update_p if its pack went first */
+    if (on_side) {   /* on xq behind the ghosts' write (and the pack's read, which waits for
+                        update_p_pack); after update_p itself where it packed first or nothing */
         cl_event after = s->p_ev;
         s->p_ev = NULL;
         if (s->side_ev)

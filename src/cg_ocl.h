@@ -73,7 +73,8 @@ typedef struct {
     cl_event int_ev;                     /* the interior SpMV, while the ghosts' arrival is watched */
     cl_event side_ev;                    /* the boundary SpMV on xq, beside the interior one (what
                                             comes after the reduction on the device queue waits) */
-    cl_event p_ev;                       /* update_p after its pack went first (the side SpMV waits) */
+    cl_event p_ev;                       /* update_p where its pack went first or there is none
+                                            (the boundary SpMV beside waits for it) */
     int pf_seen, pf_late;                /* iterations watched, and those whose ghosts came when
                                             the interior SpMV had already ended (cg_ocl.c: pack_first) */
     cl_command_queue xq;                 /* ghost writes, beside the interior SpMV (made on first use) */
