@@ -663,9 +663,13 @@ static int side_spmv(const cg_ctx *c, const clcg_slice *s, int fused)
         return 0;
     if (s->fmt != FMT_SELL && s->fmt != FMT_CSR_SCALAR && s->fmt != FMT_CSR_VECTOR)
         return 0;
-    const char *e = getenv("CLCG_SIDE");
-    if (e && *e)
-        return *e != '0';
+    static int force = -2;   /* CLCG_SIDE, read once: -1 unset */
+    if (force == -2) {
+        const char *e = getenv("CLCG_SIDE");
+        force = e && *e ? *e != '0' : -1;
+    }
+    if (force >= 0)
+        return force;
     return s->dev.info.is_gpu && c->nd == 1;   /* several devices a rank: measured and checked without it */
 }
 
@@ -704,8 +708,7 @@ static clcg_status launch_spmv_in(cg_ctx *c, int d, cl_uint n, cl_mem rows, int6
         s->side_ev = NULL;
         c->launches++;
         c->side = 1;
-        clcg_status st = clcg_launch_kernel_q(s, s->xq, ks, K_SPMV, &L, c->prof ? &c->prof[d] : NULL, after,
-                                              &s->side_ev);
+        clcg_status st = clcg_launch_kernel_q(s->xq, ks, K_SPMV, &L, c->prof ? &c->prof[d] : NULL, after, &s->side_ev);
         if (after)
             clReleaseEvent(after);
         return st;

@@ -130,8 +130,8 @@ clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_l
 clcg_status clcg_launch_kernel_ev(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L,
                                   clcg_prof *prof, cl_event *out);
 /* The same on queue q, after event `after` (or NULL). */
-clcg_status clcg_launch_kernel_q(clcg_slice *s, cl_command_queue q, cl_kernel k, int kid, const clcg_launch *L,
-                                 clcg_prof *prof, cl_event after, cl_event *out);
+clcg_status clcg_launch_kernel_q(cl_command_queue q, cl_kernel k, int kid, const clcg_launch *L, clcg_prof *prof,
+                                 cl_event after, cl_event *out);
 clcg_status clcg_prof_harvest(clcg_prof *prof, const clcg_slice *s, int jacobi);
 
 /* Work-group shapes: defaults, or tuned and cached (tune.c). */

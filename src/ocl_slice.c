@@ -595,11 +595,11 @@ clcg_status clcg_launch_kernel(clcg_slice *s, cl_kernel k, int kid, const clcg_l
 clcg_status clcg_launch_kernel_ev(clcg_slice *s, cl_kernel k, int kid, const clcg_launch *L, clcg_prof *prof,
                                   cl_event *out)
 {
-    return clcg_launch_kernel_q(s, s->dev.queue, k, kid, L, prof, NULL, out);
+    return clcg_launch_kernel_q(s->dev.queue, k, kid, L, prof, NULL, out);
 }
 
-clcg_status clcg_launch_kernel_q(clcg_slice *s, cl_command_queue q, cl_kernel k, int kid, const clcg_launch *L,
-                                 clcg_prof *prof, cl_event after, cl_event *out)
+clcg_status clcg_launch_kernel_q(cl_command_queue q, cl_kernel k, int kid, const clcg_launch *L, clcg_prof *prof,
+                                 cl_event after, cl_event *out)
 {
     size_t g = L->wg * L->ng, l = L->wg;
     cl_event ev = NULL;
@@ -609,7 +609,6 @@ clcg_status clcg_launch_kernel_q(clcg_slice *s, cl_command_queue q, cl_kernel k,
         CLCG_CALL(clcg_realloc(&prof->kid, (size_t)cap, sizeof *prof->kid, "profiling events"));
         prof->cap = cap;
     }
-    (void)s;
     CLCG_CL(clEnqueueNDRangeKernel(q, k, 1, L->off ? &L->off : NULL, &g, &l, after ? 1 : 0, after ? &after : NULL,
                                    prof || out ? &ev : NULL));
     if (prof) {
