@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const parts[] = {"common.cl", "vec.cl", "#define CLCG_FUSED 0\n", "spmv.cl",
                                     "#undef CLCG_FUSED\n#define CLCG_FUSED 1\n", "spmv.cl"};
@@ -64,6 +65,14 @@ clcg_status clcg_ocl_build(clcg_dev *d, const char *options)
         goto out;
     }
     e = clBuildProgram(d->prog, 1, &d->info.device, options, NULL, NULL);
+    /* PoCL's kernel cache is shared by the processes of a node, and several ranks building the
+     * same program into it for the first time at once can fail with an empty log ("failed to
+     * build the program", pocl/pocl#1480): a CPU device's build is tried twice more, a little
+     * later, before it counts as failed (a real error in the source fails every time). */
+    for (int retry = 0; e == CL_BUILD_PROGRAM_FAILURE && !d->info.is_gpu && retry < 2; retry++) {
+        nanosleep(&(struct timespec){0, 200000000L}, NULL);
+        e = clBuildProgram(d->prog, 1, &d->info.device, options, NULL, NULL);
+    }
     if (e != CL_SUCCESS || getenv("CLCG_CL_OPTIONS")) {
         size_t len = 0;
         char *log = NULL;
