@@ -143,7 +143,9 @@ done
 # boundary rows are a list), the pack in update_p_pack's launch, in one of its own, or as
 # each rank decides.  Row 6 of each rank's p is formed late (CLCG_DELAY_ROW, a build option
 # of the kernels: on ranks 1 and 2 a boundary row), so a boundary SpMV that does not wait for
-# p to be formed reads the old value.
+# p to be formed reads the old value.  (One rank builds that form of the kernels first, so
+# that three do not fill PoCL's kernel cache with it at once.)
+CLCG_CL_OPTIONS=-DCLCG_DELAY_ROW=5 "$CLCG_BIN" --generate poisson3d:14 --max-iterations 1 -q >/dev/null 2>&1
 for f in sell csr-scalar csr-vector; do
   for pf in 0 1 ""; do
     for ex in neighbor allgather; do
