@@ -1,8 +1,10 @@
 /* SpMV alone, q = A p, on one OpenCL device in every storage form: median kernel time of
  * 20 launches (profiling events) and GB/s by the traffic model 12*nnz + 20*n bytes.
  * usage: bench_spmv GENERATOR-SPEC|MATRIX.mtx [tune]   e.g. bench_spmv poisson3d:256
- * BENCH_FORMATS=csr-stream,sell (say) times only those forms. */
+ * BENCH_FORMATS=csr-stream,sell (say) times only those forms.  Each form's q is checked
+ * against the host's SpMV: a form off by more than rounding fails (exit status 1). */
 #include "cg_ocl.h"
+#include "clcg_impl.h"
 #include "csr.h"
 #include "mm.h"
 
@@ -10,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* q = A p as the host computes it, row by row relative to sum_j |a_ij p_j|: the device sums
+ * in another order (double-double partial sums), so a few ulps apart */
+#define CHECK_TOL 1e-13
 
 static int cmpd(const void *a, const void *b)
 {
@@ -52,23 +58,28 @@ static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, 
 {
     clcg_slice s;
     unsigned char *needed = calloc((size_t)A->nrows + 1, 1);
-    double t[20], one = 1.0, zero = 0.0;
+    double t[20], *xh = malloc(((size_t)A->nrows + 1) * sizeof *xh), *yh = malloc(((size_t)A->nrows + 1) * sizeof *yh),
+                  *yr = malloc(((size_t)A->nrows + 1) * sizeof *yr);
     clcg_status st = CLCG_OK;
     char how[512] = "defaults";
     double tt = 0;
     memset(&s, 0, sizeof s);
-    if (!needed)
-        return clcg_error(CLCG_ERR_MEMORY, "out of memory");
+    if (!needed || !xh || !yh || !yr) {
+        st = clcg_error(CLCG_ERR_MEMORY, "out of memory");
+        goto out;
+    }
     CLCG_CHECK(st, clcg_dev_open(di, 1, opts, &s.dev), out);   /* as the solver builds them */
     s.vs = vs;
     s.C = di->is_gpu ? 32 : 8;
     clcg_tune_defaults(&s);
-    CLCG_CHECK(st, clcg_slice_upload(&s, A, 0, A->nrows, needed, fmt, 0), out);
+    CLCG_CHECK(st, clcg_slice_upload(&s, A, 0, A->nrows, needed, NULL, 0, fmt, 0), out);
     if (tune)
         CLCG_CHECK(st, clcg_tune(&s, NULL, 0, 0, how, sizeof how, &tt), out);
-    CLCG_CHECK(st, clcg_cl_fail_if(clEnqueueFillBuffer(s.dev.queue, s.p[0], &one, sizeof one, 0,
-                                                       (size_t)s.ncols * sizeof(double), 0, NULL, NULL), "fill"), out);
-    (void)zero;
+    /* p_j = 1 + (j mod 7)/8: the result is checked against the host's SpMV below */
+    for (int64_t j = 0; j < A->nrows; j++)
+        xh[j] = 1.0 + (double)(j % 7) / 8.0;
+    CLCG_CHECK(st, clcg_cl_fail_if(clEnqueueWriteBuffer(s.dev.queue, s.p[0], CL_TRUE, 0, (size_t)A->nrows * sizeof(double),
+                                                        xh, 0, NULL, NULL), "clEnqueueWriteBuffer(p)"), out);
     cl_kernel k = s.k[K_SPMV];
     cl_uint n = (cl_uint)(fmt == FMT_CSR_STREAM ? s.nblk : s.nrows), off = 0, v = fmt == FMT_CSR_VECTOR ? s.vs : s.C;
     st = clcg_cl_fail_if(clSetKernelArg(k, 0, sizeof n, &n) |
@@ -129,15 +140,37 @@ static clcg_status run(const clcg_csr *A, const clcg_devinfo *di, clcg_fmt fmt, 
     free(prof.kid);
     if (st != CLCG_OK)
         goto out;
+    /* q against the host's SpMV, each row relative to sum_j |a_ij p_j| */
+    CLCG_CHECK(st, clcg_cl_fail_if(clEnqueueReadBuffer(s.dev.queue, s.q, CL_TRUE, 0, (size_t)A->nrows * sizeof(double), yh,
+                                                       0, NULL, NULL), "clEnqueueReadBuffer(q)"), out);
+    clcg_spmv_ref(A, xh, yr);
+    double err = 0.0;
+    int64_t worst = 0;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        double mag = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            mag += fabs(A->val[k] * xh[A->colind[k]]);
+        const double e = fabs(yh[i] - yr[i]) / (mag > 0.0 ? mag : 1.0);
+        if (!(e <= err)) {   /* NaN too */
+            err = isnan(e) ? INFINITY : e;
+            worst = i;
+        }
+    }
     qsort(t, 20, sizeof t[0], cmpd);
     double bytes = 12.0 * (double)A->nnz + 20.0 * (double)A->nrows;
-    printf("| %s | %s%s | %zu x %zu | %.1f | %.0f |\n", di->name, clcg_format_name(fmt),
+    printf("| %s | %s%s | %zu x %zu | %.1f | %.0f | %.1e |\n", di->name, clcg_format_name(fmt),
            fmt == FMT_CSR_VECTOR ? (vs >= 16 ? "(vs>=16)" : "(vs<16)") : "", s.spmv.wg, s.spmv.ng, 1e6 * t[10],
-           bytes / t[10] / 1e9);
+           bytes / t[10] / 1e9, err);
+    if (!(err <= CHECK_TOL))
+        st = clcg_error(CLCG_ERR_INTERNAL, "%s: row %lld of q = A p is off by %.1e (relative), more than %.0e",
+                        clcg_format_name(fmt), (long long)worst, err, CHECK_TOL);
     if (tune)
-        printf("|   | tuning: %s | | | |\n", how);
+        printf("|   | tuning: %s | | | | |\n", how);
 out:
     free(needed);
+    free(xh);
+    free(yh);
+    free(yr);
     clcg_slice_free(&s);
     return st;
 }
@@ -190,7 +223,8 @@ int main(int argc, char **argv)
     printf("SpMV %s: n = %lld, nnz = %lld, mean row %.2f, max row %lld (built in %.1f s), %s", argv[1],
            (long long)A.nrows, (long long)A.nnz, (double)A.nnz / (double)A.nrows, (long long)rstat.maxlen,
            MPI_Wtime() - t0, ctime(&now));
-    printf("| device | format | local x groups | us | GB/s (12 nnz + 20 n) |\n| --- | --- | --- | --- | --- |\n");
+    printf("| device | format | local x groups | us | GB/s (12 nnz + 20 n) | max error |\n"
+           "| --- | --- | --- | --- | --- | --- |\n");
     unsigned vs = 2;
     char opts[256];
     clcg_build_options(&rstat, opts, sizeof opts);

@@ -1,0 +1,49 @@
+#!/bin/sh
+# The benchmark programs: bench_spmv's q = A p in every storage form agrees with the host's
+# SpMV (and a wrong kernel is caught: exit status 1, the form named); bench_comm on two ranks
+# prints its JSON record with the halo exchange timed.
+. "${srcdir:-.}/tests/tap.sh"
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+bdir=${abs_top_builddir:-.}/bench
+cl=${srcdir:-.}/cl
+forms="csr-scalar csr-vector sell csr-adaptive csr-stream"
+
+# spmv_ok OUT: one row per form, each with an error column <= 1e-13
+spmv_ok() {
+  for f in $forms; do
+    e=$(awk -F'|' -v f="$f" '$3 ~ "^ " f "[ (]" { gsub(/ /, "", $7); print $7 }' "$1")
+    [ -n "$e" ] && le "$e" 1e-13 || return 1
+  done
+  grep -q '^automatic choice: ' "$1"
+}
+list="poisson3d:16 random:3000,8 poisson2d:37"
+have_matrices && list="$list $CLCG_MATRICES/spd/bcsstk14.mtx $CLCG_MATRICES/spd/LFAT5.mtx"
+for m in $list; do
+  timeout 300 "$bdir/bench_spmv" "$m" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && spmv_ok "$t/out" && [ ! -s "$t/err" ]
+  ok $? "bench_spmv $(basename "$m"): every form agrees with the host's SpMV (rc=$rc) $(head -c 200 "$t/err")"
+done
+# a kernel that adds the wrong product: the check fails, naming the forms
+mkdir "$t/cl" && cp "$cl"/*.cl "$t/cl/" &&
+  sed 's/s += v3 \* f3;/s += v3 * f2;/' "$cl/spmv.cl" >"$t/cl/spmv.cl"
+if cmp -s "$cl/spmv.cl" "$t/cl/spmv.cl"; then
+  ok 1 "bench_spmv with a wrong kernel: the mutation did not apply (spmv.cl changed?)"
+else
+  CLCG_CL_DIR="$t/cl" timeout 300 "$bdir/bench_spmv" poisson3d:16 >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 1 ] && grep -q '^bench_spmv: sell: row [0-9]* of q = A p is off by' "$t/err"
+  ok $? "bench_spmv with a wrong kernel: rc=$rc, $(head -n 1 "$t/err")"
+fi
+
+# bench_comm: two ranks, one JSON object, the exchange and the transfers timed
+timeout 300 $MPIEXEC -n 2 "$bdir/bench_comm" >"$t/comm" 2>"$t/err"; rc=$?
+python3 - "$t/comm" <<'PY'
+import json, sys
+j = json.loads(open(sys.argv[1]).read())
+assert j["ranks"] == 2, j
+for k in ("mpi_latency_s", "exchange_512k_s", "exchange_512k_pinned_s", "h2d_pinned_512k_GBps", "d2h_pinned_64m_GBps"):
+    assert j[k] > 0, k
+PY
+r=$?
+[ $rc -eq 0 ] && [ $r -eq 0 ]
+ok $? "bench_comm on 2 ranks: rc=$rc, a JSON record with the exchange and transfer rates $(head -c 200 "$t/err")"
+done_testing
