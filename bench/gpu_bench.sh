@@ -1,7 +1,8 @@
 #!/bin/bash
 # CG on 3D Poisson problems and a random matrix with power-law rows: clcg-mpi (untuned and
 # autotuned, with and without Jacobi, explicit and scaled), its SpMV in every storage form, and
-# CuPy's cg / cuSPARSE SpMV on the same matrices, in one device call; a table last.
+# CuPy's cg / cuSPARSE SpMV on the same matrices, in one device call; a table last.  Our CG runs
+# drive one device (--devices-per-rank 1), whatever the machine has.
 # usage: bench/gpu_bench.sh OUTDIR [SIZES]     (run in a built tree on the GPU machine)
 set -u
 out=${1:-bench-out}
@@ -17,7 +18,7 @@ for n in $sizes; do
     for tune in no-tune tune; do
       popt="--precond $pc"
       [ $pc = jacobi-scaled ] && popt="--precond jacobi --jacobi-scaled"
-      cmd="$bin --generate poisson3d:$n $popt --rtol 1e-30 --max-iterations $its --repeat $reps --profile --$tune --tune-cache $out/tune.txt --json $out/clcg-$n-$pc-$tune.json"
+      cmd="$bin --generate poisson3d:$n $popt --rtol 1e-30 --max-iterations $its --repeat $reps --devices-per-rank 1 --profile --$tune --tune-cache $out/tune.txt --json $out/clcg-$n-$pc-$tune.json"
       echo "\$ $cmd" >"$out/clcg-$n-$pc-$tune.txt"
       $cmd >>"$out/clcg-$n-$pc-$tune.txt" 2>&1
     done
@@ -36,7 +37,7 @@ if [ -n "$rnd" ]; then
   fi
   rm -f "$out"/rnd.*.i32 "$out"/rnd.val.f64
   for pc in none jacobi; do
-    $bin --generate "$rnd" --precond $pc --rtol 1e-30 --max-iterations $its --repeat $reps --profile \
+    $bin --generate "$rnd" --precond $pc --rtol 1e-30 --max-iterations $its --repeat $reps --devices-per-rank 1 --profile \
       --json "$out/clcg-random-$pc.json" >"$out/clcg-random-$pc.txt" 2>&1
   done
   "$bdir/bench_spmv" poisson3d:$(echo $sizes | awk '{print $NF}') >"$out/spmv-poisson.txt" 2>&1

@@ -812,8 +812,8 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
             s->npq_parts = pq_parts(s);
         } else if (s->fmt == FMT_CSR_STREAM) {   /* no row lists: all rows at once, once ghosts are in */
             s->npq_parts = s->spmv.ng;
-            if (st == CLCG_OK && s->ncols == s->nrows)
-                st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin, 0, 0, NULL);
+            if (st == CLCG_OK && s->ncols == s->nrows)   /* its p'q summed by reduce_sum (spmv.cl) */
+                st = launch_spmv_in(c, d, 0, NULL, -1, 0, 0, 0, 0, NULL);
         } else if (st == CLCG_OK && fused && (s->nint > 0 || s->ncols == s->nrows)) {
             int all = s->ncols == s->nrows || !s->rows_int;
             s->npq_parts = s->spmv.ng;
@@ -887,8 +887,8 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
             s->pf_late += state == CL_COMPLETE;
             s->pf_seen++;
         }
-        if (st == CLCG_OK && s->fmt == FMT_CSR_STREAM) {
-            st = launch_spmv_in(c, d, 0, NULL, -1, 0, c->fin, 0, 0, NULL);
+        if (st == CLCG_OK && s->fmt == FMT_CSR_STREAM) {   /* p'q summed by reduce_sum (spmv.cl) */
+            st = launch_spmv_in(c, d, 0, NULL, -1, 0, 0, 0, 0, NULL);
         } else if (st == CLCG_OK && s->nbnd > 0) {
             int only = s->nint == 0;
             s->npq_parts = only ? s->spmv.ng : 2 * s->spmv.ng;
