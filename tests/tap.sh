@@ -17,8 +17,8 @@ json_num() {  # json_num FILE KEY: first numeric value of "KEY": in a JSON recor
 json_str() {  # json_str FILE KEY
   sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" "$1" | head -n 1
 }
-le() {  # le A B: true when the number A <= B
-  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }'
+le() {  # le A B: true when the number A <= B (A not a number, such as nan or inf: false)
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ && a + 0 <= b + 0) }'
 }
 absdiff_le() {  # absdiff_le A B D: |A-B| <= D
   awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(a != "" && b != "" && x <= d) }'
