@@ -807,6 +807,20 @@ static cl_uint *every_third(int64_t n, int64_t *count)
     return rows;
 }
 
+/* fin (and its guard) after a launch given a ticket: the sum of the n partial sums where the
+ * kernel has a summing work-group (sums), else left as poisoned.  The count of what is wrong. */
+static int fin_bad(const char *what, const double *fin, int64_t n, const double *part, int sums, cl_mem bfin)
+{
+    int bad = 0;
+    if (sums) {
+        bad += !fin_matches(what, fin, n, part);
+    } else if (!(isnan(fin[0]) && isnan(fin[1]))) {
+        tap_diag("  %s: fin written (%.17g) by a kernel without a summing work-group", what, fin[0]);
+        bad++;
+    }
+    return bad + guard_broken("fin", bfin, 2);
+}
+
 /* ---- spmv_*_dot: q = A p and the partial sums of p'q ---- */
 
 static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_kernel k, const char *label)
@@ -906,11 +920,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
             snprintf(what, sizeof what, "summing group, part_off %u: q (wg %zu x %zu)", off, L->wg, L->ng);
             bad_fin += mismatches(what, n, q, qref, tol);
             snprintf(what, sizeof what, "fin[0] = sum part[0..%zu) (wg %zu)", off + L->ng, L->wg);
-            if (sums)
-                bad_fin += !fin_matches(what, fin, (int64_t)(off + L->ng), part);
-            else if (!(isnan(fin[0]) && isnan(fin[1])) && bad_fin++ < SHOW)
-                tap_diag("  %s: fin written (%.17g) by a kernel without a summing work-group", what, fin[0]);
-            bad_fin += guard_broken("fin", bfin, 2);
+            bad_fin += fin_bad(what, fin, (int64_t)(off + L->ng), part, sums, bfin);
             const cl_uint tv = ticket_value(bticket);
             if (tv != 0 && bad_fin++ < SHOW)
                 tap_diag("  %s: ticket left at %u", what, tv);
@@ -945,11 +955,7 @@ static void test_spmv_dot(const tmat *m, const tfmt *f, const tstore *st, cl_ker
                 tap_diag("  %s: fin written by the first launch (%.17g)", what, fin_mid[0]);
             snprintf(what, sizeof what, "shared ticket, order %d: fin[0] = sum part[0..%zu) (wg %zu)", order,
                      2 * L->ng, L->wg);
-            if (sums)
-                bad_share += !fin_matches(what, fin, 2 * (int64_t)L->ng, part);
-            else if (!(isnan(fin[0]) && isnan(fin[1])) && bad_share++ < SHOW)
-                tap_diag("  %s: fin written (%.17g) by a kernel without a summing work-group", what, fin[0]);
-            bad_share += guard_broken("fin", bfin, 2);
+            bad_share += fin_bad(what, fin, 2 * (int64_t)L->ng, part, sums, bfin);
             const cl_uint tv = ticket_value(bticket);
             if (tv != 0 && bad_share++ < SHOW)
                 tap_diag("  %s: ticket left at %u", what, tv);
