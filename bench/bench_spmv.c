@@ -227,7 +227,7 @@ int main(int argc, char **argv)
     printf("SpMV %s: n = %lld, nnz = %lld, mean row %.2f, max row %lld (built in %.1f s), %s", argv[1],
            (long long)A.nrows, (long long)A.nnz, (double)A.nnz / (double)A.nrows, (long long)rstat.maxlen,
            MPI_Wtime() - t0, ctime(&now));
-    printf("| device | format | local x groups | us | GB/s (12 nnz + 20 n) | max error |\n"
+    printf("| device | format | local x groups | us | GB/s (12 nnz + 20 n) | error (worst row) |\n"
            "| --- | --- | --- | --- | --- | --- |\n");
     unsigned vs = 2;
     char opts[256];
