@@ -180,7 +180,7 @@ static inline int scan_value(const char **pp, const char *end, int integer, doub
             return NUM_NOT_INT;
         for (p++; p < end && IS_DIGIT(*p); p++) {
             any = 1;
-            if (nd < 19) {
+            if (nd < 19 && e10 > -100000) {
                 m = m * 10 + (uint64_t)(*p - '0');
                 nd += m != 0;
                 e10--;
@@ -198,9 +198,11 @@ static inline int scan_value(const char **pp, const char *end, int integer, doub
             eneg = *q++ == '-';
         if (q >= end || !IS_DIGIT(*q))
             return NUM_BAD;
-        for (; q < end && IS_DIGIT(*q); q++)
+        for (; q < end && IS_DIGIT(*q); q++)   /* a longer exponent: strtod decides */
             if (ex < 100000)
                 ex = ex * 10 + (*q - '0');
+            else
+                slow = 1;
         e10 += eneg ? -ex : ex;
         p = q;
     }

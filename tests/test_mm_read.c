@@ -225,6 +225,23 @@ static void test_valid(void)
             static const trip t[] = {{0, 0, 4}, {1, 1, 4}};
             expect_read("a 1 MB line", p, 2, 0, t, 2);
         }
+        /* 99 999 zeros after the point, then a 7-digit exponent: 4e900000 overflows, while
+           the same zeros with e100000 make 4 (the exponent must not be cut short) */
+        static const char *const tail[] = {"4e1000000\n", "4e100000\n"};
+        for (int k = 0; k < 2; k++) {
+            n = (size_t)sprintf(big, "%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 0.");
+            memset(big + n, '0', 99999);
+            n += 99999;
+            n += (size_t)sprintf(big + n, "%s", tail[k]);
+            p = put(k ? "long-zeros.mtx" : "long-zeros-overflow.mtx", big, n);
+            if (k) {
+                static const trip t[] = {{0, 0, 4}};
+                expect_read("99 999 zeros after the point, then e100000", p, 1, 0, t, 1);
+            } else {
+                expect_error("99 999 zeros after the point, then e1000000", p, CLCG_ERR_INPUT, 3,
+                             "overflows a double");
+            }
+        }
         free(big);
     }
 }
