@@ -133,8 +133,18 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
                 st = clcg_gen_rows(&g, 0, g.n, &t);
         } else {
             st = clcg_mm_read_matrix(o->matrix, &h, &t);
+            if (st == CLCG_OK)   /* what a solve refuses before it makes anything of the rows' size */
+                st = clcg_mm_enough_entries(o->matrix, &h);
             if (st == CLCG_OK)
                 st = clcg_mm_one_triangle(o->matrix, t.line_below, t.line_above);
+            if (st == CLCG_OK) {   /* rank 0 assembles all of it, as one rank's read does */
+                char what[4200];
+                const double e = (double)h.nentries, n = (double)h.nrows;
+                const double stored = clcg_mm_is_symmetric(&h) ? 2.0 * e - (e < n ? e : n) : e;
+                snprintf(what, sizeof what, "--write-matrix: %s (n = %" PRId64 ", %" PRId64 " entries)", o->matrix,
+                         h.nrows, h.nentries);
+                st = clcg_memory_check(CLCG_PEAK_MTX_ENTRY * stored + CLCG_PEAK_MTX_ROW * n, 1, what);
+            }
         }
         if (st == CLCG_OK)
             st = clcg_csr_from_coo(o->generate ? o->generate : o->matrix, &t,

@@ -82,6 +82,13 @@ const char *clcg_gz_message(const char *path, const char *zmsg);
  * lower ones may give a pair twice: refused (with the first line of each side, 0 none). */
 clcg_status clcg_mm_one_triangle(const char *path, int64_t line_below, int64_t line_above);
 
+/* A square coordinate file with fewer entries than rows leaves a diagonal entry out (not
+ * positive definite): clcg_mm_enough_entries refuses it (CLCG_ERR_NOT_SPD, the size line
+ * named), before anything of the size of its rows is made. */
+#define clcg_mm_too_few_entries(h) \
+    (clcg_mm_is_coordinate(h) && (h)->nrows == (h)->ncols && (h)->nentries < (h)->nrows)
+clcg_status clcg_mm_enough_entries(const char *path, const clcg_mm_header *h);
+
 /* Right-hand side: an array n x 1 (real or integer, general) or a coordinate
  * n x 1 (missing entries are 0, duplicates summed).  It must have exactly n rows.
  * *x is allocated with clcg_malloc; the caller frees it. */

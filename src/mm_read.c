@@ -579,6 +579,15 @@ clcg_status clcg_mm_one_triangle(const char *path, int64_t line_below, int64_t l
                       "sides would count twice)", path, line_above, line_below);
 }
 
+clcg_status clcg_mm_enough_entries(const char *path, const clcg_mm_header *h)
+{
+    if (!clcg_mm_too_few_entries(h))
+        return CLCG_OK;
+    return clcg_error(CLCG_ERR_NOT_SPD, "%s:%" PRId64 ": %" PRId64 " rows but %" PRId64 " entries: a diagonal entry "
+                      "is missing, so the matrix is not positive definite", path, h->data_line - 1, h->nrows,
+                      h->nentries);
+}
+
 /* ---- header ---- */
 
 /* Lower-case copy of the blank-separated word at *pp (at most 31 characters

@@ -1523,15 +1523,13 @@ clcg_status clcg_dist_read_mm(MPI_Comm comm, const char *path, int check_symmetr
         }
         /* fewer entries than rows leaves a diagonal entry out: refused before anything of size n, once
            the entries themselves (few) are read, so that a fault of the file is named first */
-        if (st == CLCG_OK && clcg_mm_is_coordinate(&h) && h.nrows == h.ncols && h.nentries < h.nrows) {
+        if (st == CLCG_OK && clcg_mm_too_few_entries(&h)) {
             if (!whole)
                 st = clcg_mm_read_matrix(path, NULL, &coo);
             clcg_coo_free(&coo);
             whole = 0;
             if (st == CLCG_OK)
-                st = clcg_error(CLCG_ERR_NOT_SPD, "%s:%" PRId64 ": %" PRId64 " rows but %" PRId64 " entries: a "
-                                "diagonal entry is missing, so the matrix is not positive definite", path,
-                                h.data_line - 1, h.nrows, h.nentries);
+                st = clcg_mm_enough_entries(path, &h);
         }
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);

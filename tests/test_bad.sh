@@ -153,6 +153,12 @@ grep -q 'A(2,1) = -inf' "$t/err"; ok $? "dupinf2.mtx: the entry is named ($(head
 "$CLCG_BIN" "$t/dupinf.mtx" --write-matrix "$t/w.mtx" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ ! -e "$t/w.mtx" ] && grep -q 'A(1,1) = inf' "$t/err"
 ok $? "dupinf.mtx --write-matrix: refused (rc=$rc), nothing written"
+# fewer entries than a billion rows: --write-matrix refuses it as a solve does, before it
+# makes anything of the rows' size (8 GB of row starts, under a 2 GB limit here)
+{ mm symmetric; printf '1000000000 1000000000 1\n1 1 1\n'; } >"$t/bign.mtx"
+(ulimit -v 2000000; "$CLCG_BIN" "$t/bign.mtx" --write-matrix "$t/w.mtx" 2>"$t/err"); rc=$?
+[ $rc -eq 4 ] && [ ! -e "$t/w.mtx" ] && grep -q 'bign.mtx:2: 1000000000 rows but 1 entries: a diagonal entry is missing' "$t/err"
+ok $? "a billion rows, one entry, --write-matrix: refused as not positive definite (rc=$rc, $(head -c 100 "$t/err"))"
 # more entries than the matrix has places: duplicates, summed (they were refused from the
 # size line); b given, so x = 1 only if A(1,1) is the sum 2 + 1
 { mm general; printf '2 2 5\n1 1 2\n1 2 1\n2 1 1\n2 2 3\n1 1 1\n'; } >"$t/dup5.mtx"
