@@ -17,4 +17,8 @@
 clcg_status clcg_csr_from_coo(const char *path, const clcg_coo *a, int check_symmetry,
                               clcg_csr *out);
 
+/* The symmetry test above on an assembled square matrix (global columns, ascending in each
+ * row): CLCG_ERR_INPUT naming the first pair that differs. */
+clcg_status clcg_csr_check_symmetric(const char *path, const clcg_csr *a);
+
 #endif

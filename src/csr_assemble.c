@@ -96,7 +96,7 @@ static const char *show(double v, char out[32])
     return out;
 }
 
-static clcg_status check_symmetric(const char *path, const clcg_csr *a)
+clcg_status clcg_csr_check_symmetric(const char *path, const clcg_csr *a)
 {
     int64_t i, k;
     for (i = 0; i < a->nrows; i++) {
@@ -249,7 +249,7 @@ clcg_status clcg_csr_from_coo(const char *path, const clcg_coo *a, int check_sym
     }
 
     if (check_symmetry && !a->symmetric)
-        CLCG_CHECK(st, check_symmetric(path, out), fail);
+        CLCG_CHECK(st, clcg_csr_check_symmetric(path, out), fail);
     CLCG_CHECK(st, check_rows(path, out), fail);
     return CLCG_OK;
 

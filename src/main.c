@@ -94,8 +94,16 @@ static clcg_status binary_to_mm(const clcg_options *o)
     for (int64_t k = 0; st == CLCG_OK && gcol && k < A.nnz; k++)   /* a file with 64-bit columns */
         A.colind[k] = (int32_t)gcol[k];   /* each < n <= INT32_MAX, checked by the reader */
     A.ncols = A.n;   /* no halo set up: the columns are global */
-    /* both triangles are stored; one whose symmetry was never checked is written whole */
-    const int sym = !info.unchecked;
+    /* both triangles are stored; one whose symmetry was never checked is written whole, and
+       one marked as checked is tested here too (a file made by hand can carry the mark while
+       its triangles differ, and writing the lower one would make another matrix of it) */
+    int sym = !info.unchecked;
+    if (st == CLCG_OK && sym && o->symmetry_check)
+        st = clcg_csr_check_symmetric(o->matrix, &A);
+    else if (st == CLCG_OK && sym && clcg_csr_check_symmetric(o->matrix, &A) != CLCG_OK) {
+        clcg_error_clear();   /* --no-symmetry-check: kept as it is, every entry */
+        sym = 0;
+    }
     if (st == CLCG_OK)
         st = clcg_mm_write_csr(o->write_matrix, &A, sym);
     if (st == CLCG_OK && !o->quiet)
