@@ -44,8 +44,10 @@ static const char *exchange_name(clcg_exchange e)
 static void print_profile(const clcg_solve_result *res, const clcg_run_info *info, int size)
 {
     double ktot = 0.0;
-    printf("\nper-kernel profile (%s, %lld iterations%s):\n", info->device,
-           (long long)info->iterations_run, size > 1 ? ", max over ranks" : "");
+    printf("\nper-kernel profile (%s, %lld iterations run%s%s):\n", info->device,
+           (long long)info->iterations_run,
+           info->iterations_run > res->iterations ? ", past the stop until its flag was read" : "",
+           size > 1 ? ", max over ranks" : "");
     printf("  %-24s %8s %12s %10s %10s %8s\n", "kernel", "calls", "total ms", "us/call", "GB/s", "share");
     for (int i = 0; i < info->nk; i++)
         ktot += info->k[i].time;
