@@ -118,6 +118,8 @@ static clcg_status parse_int(const char *opt, const char *s, long long lo, long 
     char *end;
     errno = 0;
     long long x = strtoll(s, &end, 10);
+    while (end != s && (*end == ' ' || *end == '\t'))   /* " 5 " as strtoll reads " 5", as --rtol */
+        end++;
     if (end == s || *end || errno || x < lo || x > hi)
         return clcg_error(CLCG_ERR_USAGE, "--%s: '%s' is not a whole number in [%lld, %lld]", opt, s, lo, hi);
     *v = x;

@@ -72,6 +72,12 @@ usage_error "--rhs with --write-matrix" --generate poisson2d:4 --rhs b.mtx --wri
 usage_error "--rhs with --write-binary" --generate poisson2d:4 --rhs b.mtx --write-binary a.bin
 usage_error "negative iteration limit" --max-iterations -1 x.mtx
 usage_error "iteration limit with junk" --max-iterations 10x x.mtx
+usage_error "iteration limit with junk after a blank" --max-iterations "10 x" x.mtx
+# blanks around a whole number are taken as read, as around --rtol's
+for m in " 50" "50 "; do
+  "$CLCG_BIN" --generate poisson2d:6 --max-iterations "$m" -q 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && [ ! -s "$t/err" ]; ok $? "--max-iterations '$m': solved (rc=$rc $(head -c 100 "$t/err"))"
+done
 usage_error "unknown preconditioner" --precond ilu x.mtx
 usage_error "unknown exchange" --exchange broadcast x.mtx
 usage_error "unknown format" --format coo x.mtx
