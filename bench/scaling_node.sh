@@ -1,9 +1,13 @@
 #!/bin/bash
-# The 2-GPU measurements: model parameters (bench_comm), strong and weak scaling of
-# Poisson 256^3 through the project's scaling scripts (every exchange mode), 1 rank x 2 GPUs,
-# the CG variants on 2 ranks, and loading times.  usage: bench/scaling_2gpu.sh OUTDIR
+# The measurements of one multi-GPU machine: model parameters (bench_comm), strong and weak
+# scaling of Poisson 256^3 through the project's scaling scripts (every exchange mode; one
+# rank per GPU), one rank driving every GPU, and the CG variants on the most ranks.
+# usage: bench/scaling_node.sh OUTDIR [RANKS]      RANKS: rank counts, default "1 2"
+#   (the machine needs as many GPUs as the largest count; CLCG_SCALING_N: grid edge, 256)
 set -u
 out=${1:-scaling-out}
+ranks=${2:-1 2}
+maxr=$(echo $ranks | tr ' ' '\n' | sort -n | tail -n 1)
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CLCG_BIN:-$here/clcg-mpi}
@@ -14,15 +18,15 @@ common="--rtol 1e-30 --max-iterations 100 --repeat 3 --precond none --profile --
 $mpi -n 2 "$here/bench/bench_comm" >"$out/comm.json" 2>&1
 cat "$out/comm.json"
 # strong and weak series, one rank per GPU
-MPIEXEC="$mpi" "$here/scripts/scaling/run-series.sh" --strong --ranks "1 2" --size poisson3d:${CLCG_SCALING_N:-256} \
+MPIEXEC="$mpi" "$here/scripts/scaling/run-series.sh" --strong --ranks "$ranks" --size poisson3d:${CLCG_SCALING_N:-256} \
   --exchange "allgather needed neighbor" --precond none --out "$out/series" --bin "$bin" -- $common
-MPIEXEC="$mpi" "$here/scripts/scaling/run-series.sh" --weak --ranks "1 2" --size poisson3d:${CLCG_SCALING_N:-256},${CLCG_SCALING_N:-256},${CLCG_SCALING_N:-256} \
+MPIEXEC="$mpi" "$here/scripts/scaling/run-series.sh" --weak --ranks "$ranks" --size poisson3d:${CLCG_SCALING_N:-256},${CLCG_SCALING_N:-256},${CLCG_SCALING_N:-256} \
   --exchange "needed neighbor" --precond none --out "$out/series" --bin "$bin" -- $common
-# one rank driving both GPUs; the variants on two ranks
-$mpi -n 1 "$bin" --generate poisson3d:${CLCG_SCALING_N:-256} $common --devices-per-rank 2 --json "$out/series/extra-2dev.json" -q
+# one rank driving every GPU; the variants on the most ranks
+$mpi -n 1 "$bin" --generate poisson3d:${CLCG_SCALING_N:-256} $common --devices-per-rank $maxr --json "$out/series/extra-${maxr}dev.json" -q
 for v in standard single-reduction pipelined; do
   for ex in needed neighbor; do
-    $mpi -n 2 "$bin" --generate poisson3d:${CLCG_SCALING_N:-256} --exchange $ex --variant $v $common --json "$out/series/extra-$v-$ex.json" -q
+    $mpi -n $maxr "$bin" --generate poisson3d:${CLCG_SCALING_N:-256} --exchange $ex --variant $v $common --json "$out/series/extra-$v-$ex.json" -q
   done
 done
 python3 "$here/scripts/scaling/collect.py" "$out/series" -o "$out/runs.csv" --summary "$out/summary.csv"
