@@ -2,7 +2,10 @@
  * and 1 (ping-pong), the time of the halo's exchange (ranks 0 and 1 send each other 512 KB
  * at once, as the neighbour exchange does, from malloc'd and from pinned buffers),
  * MPI_Allreduce of one double, and host<->device copy rates through pinned (mapped
- * CL_MEM_ALLOC_HOST_PTR) and pageable memory on each rank's first device.
+ * CL_MEM_ALLOC_HOST_PTR) and pageable memory on each rank's first device.  On 3 or more
+ * ranks also the slab halo of every rank at once (each sends 512 KB to each neighbour, rank
+ * - 1 and rank + 1, and receives as much: the neighbour exchange of inner slabs), the
+ * slowest rank's time.
  * usage: mpiexec -n 2 bench_comm      (prints one JSON object) */
 #include "ocl.h"
 
@@ -40,6 +43,32 @@ static double exchange(int rank, void *send, void *recv, size_t bytes, int reps)
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
     }
     return (MPI_Wtime() - t0) / reps;
+}
+
+/* Seconds for every rank to exchange `bytes` with each neighbour (rank - 1, rank + 1, where
+ * they exist) at once; the slowest rank's mean over reps. */
+static double slab_halo(int rank, int size, size_t bytes, int reps)
+{
+    char *buf = calloc(4 * bytes, 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < reps && buf; i++) {
+        MPI_Request rq[4];
+        int n = 0;
+        for (int side = -1; side <= 1; side += 2) {
+            int peer = rank + side;
+            if (peer < 0 || peer >= size)
+                continue;
+            char *b = buf + (side < 0 ? 0 : 2 * bytes);
+            MPI_Irecv(b, (int)bytes, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &rq[n++]);
+            MPI_Isend(b + bytes, (int)bytes, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &rq[n++]);
+        }
+        MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+    }
+    double t = (MPI_Wtime() - t0) / reps;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    free(buf);
+    return t;
 }
 
 /* xpin: the exchange of `bytes` between two pinned buffers of the device's context (0 on 1 rank) */
@@ -109,7 +138,9 @@ int main(int argc, char **argv)
     double lat = size > 1 ? pingpong(rank, 8, 2000) : 0.0;
     double t512k = size > 1 ? pingpong(rank, 512 * 1024, 200) : 0.0;
     double t16m = size > 1 ? pingpong(rank, 16 << 20, 20) : 0.0;
-    double tx = 0.0, txpin = 0.0, txbig = 0.0;
+    double tx = 0.0, txpin = 0.0, txbig = 0.0, tslab = 0.0;
+    if (size > 2)
+        tslab = slab_halo(rank, size, 512 * 1024, 200);
     if (size > 1) {
         char *a = calloc(512 * 1024, 1), *b = calloc(512 * 1024, 1);
         tx = exchange(rank, a, b, 512 * 1024, 200);
@@ -131,10 +162,14 @@ int main(int argc, char **argv)
                "\"allreduce_1_double_s\": %.3e, \"h2d_pinned_512k_GBps\": %.2f, \"d2h_pinned_512k_GBps\": %.2f, "
                "\"h2d_pageable_512k_GBps\": %.2f, \"d2h_pageable_512k_GBps\": %.2f, \"h2d_pinned_64m_GBps\": %.2f, "
                "\"d2h_pinned_64m_GBps\": %.2f, \"h2d_pageable_64m_GBps\": %.2f, \"d2h_pageable_64m_GBps\": %.2f, "
-               "\"exchange_512k_s\": %.3e, \"exchange_512k_pinned_s\": %.3e}\n",
+               "\"exchange_512k_s\": %.3e, \"exchange_512k_pinned_s\": %.3e",
                size, lat, size > 1 ? 512 * 1024 / t512k / 1e9 : 0.0, size > 1 ? (16 << 20) / t16m / 1e9 : 0.0, tall,
                r[0] / 1e9, r[1] / 1e9, r[2] / 1e9, r[3] / 1e9, r[4] / 1e9, r[5] / 1e9, r[6] / 1e9, r[7] / 1e9, tx,
                txpin);
+    if (rank == 0 && size > 2)
+        printf(", \"slab_halo_512k_s\": %.3e", tslab);
+    if (rank == 0)
+        printf("}\n");
     MPI_Finalize();
     return 0;
 }
