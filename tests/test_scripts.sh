@@ -257,4 +257,18 @@ else
   check $? "load_bench.sh: 12 timed rows (.mtx and binary; singleton, 1 and 2 ranks), files removed" "$t/lb.out"
 fi
 
+# the scaling model: its table, and its comparison with the measured points of one node
+for f in bench/scaling_node.sh bench/strong_probe.sh; do
+  bash -n "$top/$f" 2>"$t/err"
+  check $? "bash -n $(basename "$f")" "$t/err"
+done
+if have python3; then
+  (cd "$top" && python3 scripts/scaling/model.py --out "$t/model") >"$t/model.out" 2>&1; rc=$?
+  rows=$(awk -F, 'NR > 1 && $5 + 0 > 0 { n++ } END { print n + 0 }' "$t/model/model.csv" 2>/dev/null)
+  [ $rc -eq 0 ] && [ "$rows" = 60 ] && grep -q 'strong neighbor, 4 GPUs: measured [0-9.]* ms, model [0-9.]* ms' "$t/model.out"
+  check $? "model.py: 60 modelled points, the 4-GPU measurements beside the model (rc=$rc, rows $rows)" "$t/model.out"
+else
+  skip "model.py" "no python3"
+fi
+
 done_testing

@@ -2,9 +2,11 @@
 """Scaling model of clcg-mpi's CG iteration (the standard variant on the host path, the fused
 form on one GPU) for 3D Poisson on an N^3 grid split into slabs of rows, per
 exchange mode; parameters from bench/comm-2gpu.json and the one-GPU kernel rates; checked
-against the measured 2-GPU points; extrapolated to a 200 Gb/s InfiniBand cluster.
+against the measured points of one node (2 GPUs; 4 GPUs, which the parameters were not
+taken from); extrapolated to a 200 Gb/s InfiniBand cluster.
 
-usage: model.py [--comm bench/comm-2gpu.json] [--measured bench/scaling-2gpu-summary.csv]
+usage: model.py [--comm bench/comm-2gpu.json]
+                [--measured bench/scaling-2gpu-summary.csv,bench/scaling-4gpu-summary.csv]
                 [--out DIR]     (writes DIR/model.csv, DIR/model-*.png with gnuplot)"""
 import argparse
 import csv
@@ -15,7 +17,8 @@ import subprocess
 
 p = argparse.ArgumentParser()
 p.add_argument("--comm", default="bench/comm-2gpu.json")
-p.add_argument("--measured", default="bench/scaling-2gpu-summary.csv")
+p.add_argument("--measured", default="bench/scaling-2gpu-summary.csv,bench/scaling-4gpu-summary.csv",
+               help="summary CSVs of collect.py, comma-separated")
 p.add_argument("--out", default="bench/plots")
 a = p.parse_args()
 comm = json.load(open(a.comm))
@@ -118,15 +121,19 @@ def main():
         if r["gpus"] in (1, 2, 8, 64, 512):
             print("| %s | %s | %d | %.3f | %.3f | %.2f | %.0f%% |" % (r["series"], r["exchange"], r["gpus"], r["ms"],
                                                                 r["comm_ms"], r["speedup"], 100 * r["efficiency"]))
-    # the measured 2-GPU points beside the model
-    if os.path.exists(a.measured):
-        print("\nmeasured on 2 GPUs (one node) against the model:")
-        for m in csv.DictReader(open(a.measured)):
-            if m["series"] in ("strong", "weak") and m["ranks"] == "2":
-                n = int(m["n"])
-                t, _ = iteration(n, 2, m["exchange"], "standard", NODE)
-                print("  %s %s: measured %.3f ms, model %.3f ms" % (m["series"], m["exchange"],
-                                                                  float(m["per_iteration_ms"]), 1e3 * t))
+    # the measured points of one node (one rank per GPU) beside the model, with the node's
+    # parameters: inner slabs there exchange with both neighbours through the same host
+    for path in a.measured.split(","):
+        if not os.path.exists(path):
+            continue
+        print("\nmeasured in one node (%s) against the model:" % path)
+        for m in csv.DictReader(open(path)):
+            P = int(m["ranks"])
+            if m["series"] in ("strong", "weak") and P >= 2 and m["devices_per_rank"] == "1":
+                t, _ = iteration(int(m["n"]), P, m["exchange"], "standard", NODE)
+                meas = float(m["per_iteration_ms"])
+                print("  %s %s, %d GPUs: measured %.3f ms, model %.3f ms (%+.0f%%)" % (
+                    m["series"], m["exchange"], P, meas, 1e3 * t, 100 * (1e3 * t - meas) / meas))
     # plots
     for series in ("strong", "weak"):
         data = os.path.join(a.out, "model-%s.dat" % series)
