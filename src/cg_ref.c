@@ -131,8 +131,8 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
     clcg_dot_dd(n, r, r, s);
     CLCG_CHECK(st, clcg_allreduce_dd(h->comm, s, 1), done);
     double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0;
-    double rnorm = sqrt(s[0]);
-    res->rel_residual = rnorm / bnorm;
+    double rr = s[0];
+    res->rel_residual = sqrt(rr) / bnorm;
     res->outcome = CLCG_DIVERGED_ITS;
 
     for (int64_t k = 0;; k++) {
@@ -142,7 +142,9 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
         }
         if (o->monitor && rank == 0)
             printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
-        if (res->rel_residual <= o->rtol) {
+        /* as far as double goes (CLCG_RR_FLOOR, as the device solves stop): below it r'z keeps
+           ever fewer digits and CG wanders instead of reaching --rtol (solve.c says so) */
+        if (res->rel_residual <= o->rtol || rr <= CLCG_RR_FLOOR) {
             res->outcome = CLCG_CONVERGED;
             break;
         }
@@ -174,7 +176,8 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
         clcg_dot_dd(n, r, r, s);
         clcg_dot_dd(n, r, z, s + 2);
         CLCG_CHECK(st, clcg_allreduce_dd(h->comm, s, 2), done);
-        res->rel_residual = sqrt(s[0]) / bnorm;
+        rr = s[0];
+        res->rel_residual = sqrt(rr) / bnorm;
         double beta = s[2] / rz;
         rz = s[2];
         clcg_xpay_ref(n, z, beta, p);

@@ -138,6 +138,51 @@ for how in "" --reference "--variant single-reduction" "--variant pipelined"; do
   [ $rc -eq 0 ] && grep -q 'to the limit of double precision' "$t/out" && le "$r" $lim
   ok $? "--rtol 1e-300 ${how:-(device)}: converged to the limit (rc=$rc), true residual $r <= $lim $(head -c 100 "$t/err")"
 done
+# the reference too stops where r'r leaves double's normal range: with this right-hand side
+# (30 random entries) its residual went on below 1e-160, then grew until NaN (exit 4)
+cat >"$t/b30.mtx" <<'EOF'
+%%MatrixMarket matrix coordinate real general
+900 1 30
+59 1 1.3166478203373606
+96 1 -0.43554067396098334
+105 1 0.8711105109344268
+114 1 1.1368634972033143
+119 1 -0.7142389333341079
+191 1 -0.4638816211751379
+197 1 1.8594974964345012
+213 1 -1.5488553043334206
+249 1 -0.541273442072544
+307 1 -1.3804460312528912
+336 1 -0.38033558246862037
+367 1 1.198615221448642
+386 1 -0.04359127244566091
+401 1 -1.2500798351337994
+410 1 -0.39409036937385966
+418 1 0.3869719823711992
+422 1 0.21089625656145172
+462 1 0.5228708948391112
+582 1 -1.6655514460193832
+592 1 -0.052707747928468524
+647 1 0.0388973371949769
+659 1 -1.3261814419117322
+683 1 -0.4081102825826052
+791 1 -0.04464686469247794
+793 1 -0.32971081974207533
+797 1 0.7381191695252466
+799 1 -0.16947019674286637
+815 1 -0.9505863626128569
+886 1 -0.6878149095751852
+899 1 -0.2673877057870027
+EOF
+for np in 1 2; do
+  $MPIEXEC -n $np "$CLCG_BIN" --reference "$t/p2d.mtx" --rhs "$t/b30.mtx" --rtol 1e-300 --max-iterations 100000 \
+    -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  r=$(residual "$t/p2d.mtx" "$t/x.mtx" "$t/b30.mtx")
+  its=$(sed -n 's/^converged in \([0-9]*\) iterations.*/\1/p' "$t/out")
+  [ $rc -eq 0 ] && grep -q 'to the limit of double precision' "$t/out" && le "$r" 1e-14 && le "${its:-x}" 2000
+  ok $? "--reference, --rtol 1e-300, a sparse right-hand side, $np rank(s): converged to the limit in ${its:-?} iterations (rc=$rc), true residual $r $(head -c 100 "$t/err")"
+  rm -f "$t/x.mtx"
+done
 # ... and ends at its own count, not at --max-iterations: on poisson2d:30 a correction solve
 # came to r'r ~ 1e-322, where r'z keeps no digits and never reaches 0, and wandered there until
 # the limit (10000 iterations by default, 4000 if given: each "converged" at the limit)
