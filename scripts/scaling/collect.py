@@ -5,7 +5,7 @@ runs.csv has one row per record (per run); summary.csv one row per point of a se
 (the median over repeats).  A series is named by the start of the record's file name
 (SERIES-EXCHANGE-pRANKS-rREPEAT.json from run-series.sh or the sbatch templates:
 "strong", "weak", anything else is kept as written).  Runs are grouped into curves by
-(series, exchange, preconditioner, device, size), where size is the matrix for a
+(series, exchange, preconditioner, variant, device, size), where size is the matrix for a
 strong series and the rows per device for a weak one; within a curve, with
 u = ranks * devices_per_rank and T the time per iteration, relative to the smallest u0:
 
@@ -98,9 +98,11 @@ def row_of(name, r):
     else:
         size = row["matrix"]
     # a label without commas or spaces, so that plot.sh can split on them
-    label = "/".join(str(v) for v in (series, row["exchange"], row["precond"], size))
+    # (a variant other than the standard one named: runs of several variants are not one curve)
+    variant = [] if row["variant"] in (None, "standard") else [row["variant"]]
+    label = "/".join(str(v) for v in [series, row["exchange"], row["precond"]] + variant + [size])
     row["curve"] = label.replace(",", "x").replace(" ", "_")
-    row["_key"] = (series, row["exchange"], row["precond"], row["device"], size)
+    row["_key"] = (series, row["exchange"], row["precond"], row["variant"], row["device"], size)
     return row
 
 
@@ -117,11 +119,12 @@ def derive(rows):
     summary = []
     for key in sorted(curves, key=lambda k: tuple(str(v) for v in k)):
         members = curves[key]
+        # a point per (units, ranks): 1 rank x 4 devices and 4 ranks x 1 device stay apart
         points = {}
         for row in members:
-            points.setdefault(row["units"], []).append(row)
-        u0 = min(points)
-        t0 = median(r["per_iteration_ms"] for r in points[u0])
+            points.setdefault((row["units"], row["ranks"]), []).append(row)
+        u0 = min(points)[0]
+        t0 = median(r["per_iteration_ms"] for r in points[min(points)])
         weak = key[0] == "weak"
 
         def scale(t, u):
@@ -136,8 +139,8 @@ def derive(rows):
         for row in members:
             row["base_units"] = u0
             row["speedup"], row["efficiency"] = scale(row["per_iteration_ms"], row["units"])
-        for u in sorted(points):
-            runs = points[u]
+        for u, nr in sorted(points):
+            runs = points[(u, nr)]
             t = median(r["per_iteration_ms"] for r in runs)
             sp, eff = scale(t, u)
             first = runs[0]
