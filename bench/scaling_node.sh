@@ -15,7 +15,7 @@ mpi="mpirun --allow-run-as-root --bind-to none"
 common="--rtol 1e-30 --max-iterations 100 --repeat 3 --precond none --profile --devices-per-rank 1"
 { date -u; uname -n; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m; } >"$out/machine.txt" 2>&1
 [ -x "$here/bench/bench_comm" ] || make -C "$here" bench/bench_comm >/dev/null
-$mpi -n 2 "$here/bench/bench_comm" >"$out/comm.json" 2>&1
+$mpi -n $(( maxr > 2 ? maxr : 2 )) "$here/bench/bench_comm" >"$out/comm.json" 2>&1   # the slab halo too, on 3 ranks or more
 cat "$out/comm.json"
 # strong and weak series, one rank per GPU
 MPIEXEC="$mpi" "$here/scripts/scaling/run-series.sh" --strong --ranks "$ranks" --size poisson3d:${CLCG_SCALING_N:-256} \

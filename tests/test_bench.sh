@@ -1,7 +1,7 @@
 #!/bin/sh
 # The benchmark programs: bench_spmv's q = A p in every storage form agrees with the host's
-# SpMV (and a wrong kernel is caught: exit status 1, the form named); bench_comm on two ranks
-# prints its JSON record with the halo exchange timed.
+# SpMV (and a wrong kernel is caught: exit status 1, the form named); bench_comm on two and
+# three ranks prints its JSON record with the halo exchanges timed.
 . "${srcdir:-.}/tests/tap.sh"
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 # development settings that would change what runs (forms, kernel source, build log on stderr)
@@ -54,4 +54,14 @@ PY
 r=$?
 [ $rc -eq 0 ] && [ $r -eq 0 ]
 ok $? "bench_comm on 2 ranks: rc=$rc, a JSON record with the exchange and transfer rates $(head -c 200 "$t/err")"
+# on 3 ranks also every rank's exchange with both neighbours at once (the inner slab's halo)
+timeout 300 $MPIEXEC -n 3 "$bdir/bench_comm" >"$t/comm" 2>"$t/err"; rc=$?
+python3 - "$t/comm" <<'PY'
+import json, sys
+j = json.loads(open(sys.argv[1]).read())
+assert j["ranks"] == 3 and j["slab_halo_512k_s"] > 0 and j["exchange_512k_s"] > 0, j
+PY
+r=$?
+[ $rc -eq 0 ] && [ $r -eq 0 ]
+ok $? "bench_comm on 3 ranks: rc=$rc, the slab halo timed too $(head -c 200 "$t/err")"
 done_testing
