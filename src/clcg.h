@@ -118,6 +118,8 @@ void clcg_threads_share(int n);
  * job's cgroup limit), before the allocations the system would answer by killing the
  * process.  Unknown available memory passes. */
 clcg_status clcg_memory_check(double total, int nranks, const char *what);
+/* The same, with the advice that ends the message (clcg_memory_check: "use more nodes"). */
+clcg_status clcg_memory_check_advice(double total, int nranks, const char *what, const char *advice);
 /* Peak host memory of loading, bytes an entry (of the matrix as stored, both triangles)
  * and a row: the lower of the maximum resident sizes measured with /usr/bin/time on the
  * development machine (2026-11-27; Poisson 100^3 and 150^3, 27-point 100^3,

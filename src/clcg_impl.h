@@ -179,5 +179,7 @@ clcg_status clcg_gen_rows(const clcg_gen *g, int64_t row0, int64_t nrows, clcg_c
 /* Entries in row i (for partitioning by nonzeros without building the rows): O(1) for
  * poisson; for random O(long offsets + levels), and O(entries) for a hub row. */
 int64_t clcg_gen_row_nnz(const clcg_gen *g, int64_t i);
+/* At least how many entries the whole matrix has (for the memory check before it is built). */
+double clcg_gen_nnz_least(const clcg_gen *g);
 
 #endif

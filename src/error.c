@@ -426,15 +426,20 @@ static const char *size_text(double bytes, char *buf, size_t len)
 
 clcg_status clcg_memory_check(double total, int nranks, const char *what)
 {
+    return clcg_memory_check_advice(total, nranks, what, "use more nodes");
+}
+
+clcg_status clcg_memory_check_advice(double total, int nranks, const char *what, const char *advice)
+{
     const double avail = node_memory();
     const int here = sharers < nranks ? sharers : nranks;
     const double need = total * here / (nranks > 0 ? nranks : 1);
     char a[32], b[32];
     if (avail >= 0 && need > avail)
         return clcg_error(CLCG_ERR_MEMORY, "%s needs at least %s of host memory on this node "
-                          "(%d of %d rank%s here), but it has %s available: use more nodes",
+                          "(%d of %d rank%s here), but it has %s available: %s",
                           what, size_text(need, a, sizeof a), here, nranks, nranks == 1 ? "" : "s",
-                          size_text(avail, b, sizeof b));
+                          size_text(avail, b, sizeof b), advice);
     return CLCG_OK;
 }
 

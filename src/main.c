@@ -114,6 +114,9 @@ static clcg_status binary_to_mm(const clcg_options *o)
     return st;
 }
 
+/* What a --write-matrix refused for memory can do instead */
+#define WM_ADVICE "--write-matrix assembles the whole matrix on rank 0 (--write-binary writes from every rank)"
+
 /* --write-matrix: rank 0 builds or reads the whole matrix and writes it; the rest wait. */
 static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
 {
@@ -137,6 +140,14 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
                 st = clcg_error(CLCG_ERR_USAGE, "--write-matrix: --generate %s has %" PRId64 " rows, more than the "
                                 "%d one rank writes (--write-binary writes on every rank)", o->generate, g.n,
                                 INT32_MAX - 1);
+            if (st == CLCG_OK) {   /* rank 0 builds all of it: triplets, then the rows */
+                char what[200];
+                const double nnz = clcg_gen_nnz_least(&g);
+                snprintf(what, sizeof what, "--write-matrix: --generate %s (n = %" PRId64 ", nnz >= %.0f)", o->generate,
+                         g.n, nnz);
+                st = clcg_memory_check_advice(CLCG_PEAK_MTX_ENTRY * nnz + CLCG_PEAK_MTX_ROW * (double)g.n, 1, what,
+                                              WM_ADVICE);
+            }
             if (st == CLCG_OK)
                 st = clcg_gen_rows(&g, 0, g.n, &t);
         } else {
@@ -148,10 +159,13 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
             if (st == CLCG_OK) {   /* rank 0 assembles all of it, as one rank's read does */
                 char what[4200];
                 const double e = (double)h.nentries, n = (double)h.nrows;
-                const double stored = clcg_mm_is_symmetric(&h) ? 2.0 * e - (e < n ? e : n) : e;
+                const int sym = clcg_mm_is_symmetric(&h);
+                const double stored = sym ? 2.0 * e - (e < n ? e : n) : e;
+                /* a general file checked for symmetry holds its mirrors too, as the reader's */
+                const double per = !sym && o->symmetry_check ? CLCG_PEAK_MTX_CHECKED_ENTRY : CLCG_PEAK_MTX_ENTRY;
                 snprintf(what, sizeof what, "--write-matrix: %s (n = %" PRId64 ", %" PRId64 " entries)", o->matrix,
                          h.nrows, h.nentries);
-                st = clcg_memory_check(CLCG_PEAK_MTX_ENTRY * stored + CLCG_PEAK_MTX_ROW * n, 1, what);
+                st = clcg_memory_check_advice(per * stored + CLCG_PEAK_MTX_ROW * n, 1, what, WM_ADVICE);
             }
         }
         if (st == CLCG_OK)

@@ -77,7 +77,7 @@ static int64_t gen_nnz(int64_t i, const void *ctx)
 /* Entries of a generated matrix, at the least: the stencils' exact counts; random: its
  * path and diagonal, and from 10 000 rows on 90 % of the requested mean a row (its mean
  * came to 98.8-100 % of it from 5000 rows on; 75 % at 1000 rows, where hubs reach the ends). */
-static double gen_nnz_least(const clcg_gen *g)
+double clcg_gen_nnz_least(const clcg_gen *g)
 {
     const double x = (double)g->nx, y = (double)g->ny, z = (double)g->nz, n = (double)g->n;
     switch (g->kind) {
@@ -103,7 +103,7 @@ static clcg_status load_generated(const clcg_options *o, int rank, int size, clc
     snprintf(p->name, sizeof p->name, "%s", g.name);
     {   /* refused before the rows are walked to partition them */
         char what[200];
-        double nnz = gen_nnz_least(&g);
+        double nnz = clcg_gen_nnz_least(&g);
         snprintf(what, sizeof what, "--generate %s (n = %" PRId64 ", nnz >= %.0f)", o->generate, g.n, nnz);
         CLCG_CALL(clcg_memory_check(CLCG_PEAK_GEN_ENTRY * nnz + CLCG_PEAK_GEN_ROW * (double)g.n, size, what));
     }

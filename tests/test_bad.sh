@@ -154,11 +154,24 @@ grep -q 'A(2,1) = -inf' "$t/err"; ok $? "dupinf2.mtx: the entry is named ($(head
 [ $rc -eq 3 ] && [ ! -e "$t/w.mtx" ] && grep -q 'A(1,1) = inf' "$t/err"
 ok $? "dupinf.mtx --write-matrix: refused (rc=$rc), nothing written"
 # fewer entries than a billion rows: --write-matrix refuses it as a solve does, before it
-# makes anything of the rows' size (8 GB of row starts, under a 2 GB limit here)
+# makes anything of the rows' size (8 GB of row starts, under a 4 GB limit here, where the
+# program starts under that limit at all)
 { mm symmetric; printf '1000000000 1000000000 1\n1 1 1\n'; } >"$t/bign.mtx"
-(ulimit -v 2000000; "$CLCG_BIN" "$t/bign.mtx" --write-matrix "$t/w.mtx" 2>"$t/err"); rc=$?
+if (ulimit -v 4000000; "$CLCG_BIN" --version) >/dev/null 2>&1; then
+  (ulimit -v 4000000; "$CLCG_BIN" "$t/bign.mtx" --write-matrix "$t/w.mtx" 2>"$t/err"); rc=$?
+else
+  "$CLCG_BIN" "$t/bign.mtx" --write-matrix "$t/w.mtx" 2>"$t/err"; rc=$?
+fi
 [ $rc -eq 4 ] && [ ! -e "$t/w.mtx" ] && grep -q 'bign.mtx:2: 1000000000 rows but 1 entries: a diagonal entry is missing' "$t/err"
 ok $? "a billion rows, one entry, --write-matrix: refused as not positive definite (rc=$rc, $(head -c 100 "$t/err"))"
+# --write-matrix checks the memory rank 0 needs for the whole matrix, read or generated
+{ mm general; printf '3 3 3\n1 1 1\n2 2 1\n3 3 1\n'; } >"$t/d3.mtx"
+for src in "$t/d3.mtx" "--generate poisson2d:10"; do
+  CLCG_MEM_AVAILABLE=100 "$CLCG_BIN" $src --write-matrix "$t/w.mtx" 2>"$t/err"; rc=$?
+  [ $rc -eq 5 ] && [ ! -e "$t/w.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+    grep -q 'needs at least .* --write-matrix assembles the whole matrix on rank 0' "$t/err"
+  ok $? "--write-matrix of $(basename "${src#--generate }") with 100 bytes available: refused (rc=$rc, $(head -c 100 "$t/err"))"
+done
 # more entries than the matrix has places: duplicates, summed (they were refused from the
 # size line); b given, so x = 1 only if A(1,1) is the sum 2 + 1
 { mm general; printf '2 2 5\n1 1 2\n1 2 1\n2 1 1\n2 2 3\n1 1 1\n'; } >"$t/dup5.mtx"
