@@ -1,7 +1,8 @@
 /* Host reference CG and Jacobi-PCG in double (never optimized: the test oracle).
  *   r = b - A x, z = M^-1 r, p = z
  *   repeat: q = A p; alpha = r'z / p'q; x += alpha p; r -= alpha q;
- *           stop if ||r|| <= rtol ||b||; z = M^-1 r; beta = r'z_new / r'z; p = z + beta p */
+ *           stop if ||r|| <= rtol ||b|| (or r'r <= CLCG_RR_FLOOR: as far as double goes);
+ *           z = M^-1 r; beta = r'z_new / r'z; p = z + beta p */
 #include "clcg_impl.h"
 
 #include <math.h>

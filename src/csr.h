@@ -18,7 +18,7 @@ clcg_status clcg_csr_from_coo(const char *path, const clcg_coo *a, int check_sym
                               clcg_csr *out);
 
 /* The symmetry test above on an assembled square matrix (global columns, ascending in each
- * row): CLCG_ERR_INPUT naming the first pair that differs. */
-clcg_status clcg_csr_check_symmetric(const char *path, const clcg_csr *a);
+ * row): CLCG_ERR_INPUT naming the first pair that differs, and hint in brackets after it. */
+clcg_status clcg_csr_check_symmetric(const char *path, const clcg_csr *a, const char *hint);
 
 #endif

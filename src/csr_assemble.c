@@ -96,7 +96,7 @@ static const char *show(double v, char out[32])
     return out;
 }
 
-clcg_status clcg_csr_check_symmetric(const char *path, const clcg_csr *a)
+clcg_status clcg_csr_check_symmetric(const char *path, const clcg_csr *a, const char *hint)
 {
     int64_t i, k;
     for (i = 0; i < a->nrows; i++) {
@@ -111,10 +111,9 @@ clcg_status clcg_csr_check_symmetric(const char *path, const clcg_csr *a)
             if (!(fabs(x - y) <= 64 * DBL_EPSILON * fmax(fabs(x), fabs(y)))) {
                 char sx[32], sy[32];
                 return clcg_error(CLCG_ERR_INPUT, "%s: matrix is not symmetric: A(%" PRId64 ",%"
-                                  PRId64 ") = %s but A(%" PRId64 ",%" PRId64 ") = %s (use "
-                                  "--no-symmetry-check to solve anyway)", path, i + 1,
+                                  PRId64 ") = %s but A(%" PRId64 ",%" PRId64 ") = %s (%s)", path, i + 1,
                                   (int64_t)j + 1, show(x, sx), (int64_t)j + 1, i + 1,
-                                  show(y, sy));
+                                  show(y, sy), hint);
             }
         }
     }
@@ -249,7 +248,7 @@ clcg_status clcg_csr_from_coo(const char *path, const clcg_coo *a, int check_sym
     }
 
     if (check_symmetry && !a->symmetric)
-        CLCG_CHECK(st, clcg_csr_check_symmetric(path, out), fail);
+        CLCG_CHECK(st, clcg_csr_check_symmetric(path, out, "use --no-symmetry-check to solve anyway"), fail);
     CLCG_CHECK(st, check_rows(path, out), fail);
     return CLCG_OK;
 

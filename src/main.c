@@ -99,8 +99,9 @@ static clcg_status binary_to_mm(const clcg_options *o)
        its triangles differ, and writing the lower one would make another matrix of it) */
     int sym = !info.unchecked;
     if (st == CLCG_OK && sym && o->symmetry_check)
-        st = clcg_csr_check_symmetric(o->matrix, &A);
-    else if (st == CLCG_OK && sym && clcg_csr_check_symmetric(o->matrix, &A) != CLCG_OK) {
+        st = clcg_csr_check_symmetric(o->matrix, &A, "a binary file marked as symmetric; --no-symmetry-check "
+                                      "writes every entry, as a general matrix");
+    else if (st == CLCG_OK && sym && clcg_csr_check_symmetric(o->matrix, &A, "") != CLCG_OK) {
         clcg_error_clear();   /* --no-symmetry-check: kept as it is, every entry */
         sym = 0;
     }

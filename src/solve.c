@@ -29,8 +29,9 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
     MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_max, 1, MPI_INT64_T, MPI_MAX, comm);
     memset(p->x, 0, (size_t)p->A.ncols * sizeof *p->x);
     clcg_status st = clcg_cg_ref(&p->A, &p->halo, p->b, p->x, &so, res);
-    /* the reference runs no correction solve: where its recursive residual met --rtol and
-       the true one did not (a --rtol under what double precision reaches), it says so */
+    /* the reference runs no correction solve: where it stopped with a true residual above
+       --rtol (its recursive one met --rtol or fell below CLCG_RR_FLOOR: a --rtol under what
+       double precision reaches), it says so */
     if (st == CLCG_OK && res->outcome == CLCG_CONVERGED && res->true_residual > CLCG_TRUE_SLACK * o->rtol)
         res->at_limit = 1;
     info->iterations_run = res->iterations;

@@ -225,18 +225,25 @@ static void test_valid(void)
             static const trip t[] = {{0, 0, 4}, {1, 1, 4}};
             expect_read("a 1 MB line", p, 2, 0, t, 2);
         }
-        /* 99 999 zeros after the point, then a 7-digit exponent: 4e900000 overflows, while
-           the same zeros with e100000 make 4 (the exponent must not be cut short) */
-        static const char *const tail[] = {"4e1000000\n", "4e100000\n"};
-        for (int k = 0; k < 2; k++) {
+        /* zeros after the point, then an exponent: 99 999 zeros and e1000000 (4e900000)
+           overflow, though the fast path caps what it reads of the exponent; 99 999 zeros and
+           e100000 make 4; 100 000 zeros and e100001, past the cap on digits after the
+           point, make 4 too */
+        static const struct {
+            int zeros;
+            const char *tail, *name;
+        } lz[] = {{99999, "4e1000000\n", "long-zeros-overflow.mtx"},
+                  {99999, "4e100000\n", "long-zeros.mtx"},
+                  {100000, "4e100001\n", "longer-zeros.mtx"}};
+        for (size_t c = 0; c < sizeof lz / sizeof lz[0]; c++) {
             n = (size_t)sprintf(big, "%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 0.");
-            memset(big + n, '0', 99999);
-            n += 99999;
-            n += (size_t)sprintf(big + n, "%s", tail[k]);
-            p = put(k ? "long-zeros.mtx" : "long-zeros-overflow.mtx", big, n);
-            if (k) {
+            memset(big + n, '0', (size_t)lz[c].zeros);
+            n += (size_t)lz[c].zeros;
+            n += (size_t)sprintf(big + n, "%s", lz[c].tail);
+            p = put(lz[c].name, big, n);
+            if (c > 0) {
                 static const trip t[] = {{0, 0, 4}};
-                expect_read("99 999 zeros after the point, then e100000", p, 1, 0, t, 1);
+                expect_read(lz[c].name, p, 1, 0, t, 1);
             } else {
                 expect_error("99 999 zeros after the point, then e1000000", p, CLCG_ERR_INPUT, 3,
                              "overflows a double");
