@@ -41,6 +41,10 @@ typedef struct {
     int direct;             /* one device, neighbour exchange: MPI sends the device's pack and
                                receives into its ghost buffer, no copy through hp */
     int side;               /* a boundary SpMV has run beside the interior one (side_spmv) */
+    int win;                /* direct, with the node's window registered (win_register) */
+    int nwreg;
+    cl_mem *wreg;
+    cl_event win_ev;        /* the last writes of ghosts straight from the peers' windows */
 } cg_ctx;
 
 #define ARG(k, i, v)                                                                   \
@@ -605,6 +609,58 @@ static clcg_status write_scalars(clcg_slice *s, int first, int count, const doub
     return CLCG_OK;
 }
 
+/* The node's shared-memory window of the halo (halo_shm.c), registered with the device's
+ * context as CL_MEM_USE_HOST_PTR buffers over my window and over each peer's, which no
+ * command uses: the pack is read straight into my window and the ghosts are written straight
+ * from the peers', at the speed of pinned memory (one H200, 1 MB: 30 us either way, against
+ * 150-215 us for plain host memory; 2026-11-27, bench/RESULTS.md).  Where a buffer cannot
+ * be made, or CLCG_HALO_SHM=2, the exchange copies through hpack and hghost instead. */
+static void win_register(cg_ctx *c)
+{
+    const clcg_halo *h = &c->p->halo;
+    const clcg_slice *s = &c->s[0];
+    const char *env = getenv("CLCG_HALO_SHM");
+    if (!c->direct || !h->nshm_links || (env && !strcmp(env, "2")))
+        return;
+    c->wreg = calloc((size_t)h->nrecv + 1, sizeof *c->wreg);
+    if (!c->wreg)
+        return;
+    cl_int e = CL_SUCCESS;
+    const int64_t total = h->send_ptr[h->nsend];
+    c->wreg[c->nwreg++] = clCreateBuffer(s->dev.ctx, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE,
+                                         2 * (size_t)total * sizeof(double), h->shm_mine, &e);
+    for (int i = 0; i < h->nrecv && e == CL_SUCCESS; i++)
+        if (h->recv_shm[i])
+            c->wreg[c->nwreg++] = clCreateBuffer(s->dev.ctx, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE,
+                                                 2 * (size_t)h->recv_stride[i] * sizeof(double),
+                                                 (void *)(h->recv_src[i] - h->recv_off[i]), &e);
+    c->win = e == CL_SUCCESS;
+}
+
+/* The ghosts taken from the peers' windows are on the device (before this rank tells them,
+ * at its next exchange, that they may fill those slots again). */
+static void win_settle(cg_ctx *c)
+{
+    if (c->win_ev) {
+        clWaitForEvents(1, &c->win_ev);
+        clReleaseEvent(c->win_ev);
+        c->win_ev = NULL;
+    }
+}
+
+static void win_release(cg_ctx *c)
+{
+    win_settle(c);
+    if (c->nwreg && c->s[0].xq)
+        clFinish(c->s[0].xq);
+    for (int i = 0; i < c->nwreg; i++)
+        if (c->wreg[i])
+            clReleaseMemObject(c->wreg[i]);
+    free(c->wreg);
+    c->wreg = NULL;
+    c->nwreg = c->win = 0;
+}
+
 /* The ghosts of sp_in from the host copy of p (c->direct: already in hghost), written on a
  * queue of their own while the interior SpMV runs (it reads no ghost); what follows on the
  * device queue waits for them.  The reduction read that comes next on that queue ends after
@@ -616,8 +672,28 @@ static clcg_status write_ghosts(cg_ctx *c, clcg_slice *s, int64_t ng, int side)
     for (int64_t k = 0; k < ng && !c->direct; k++)
         s->hghost[k] = c->hp[s->ghost_src[k]];
     CLCG_CALL(xfer_queue(s));
-    CLCG_CL(clEnqueueWriteBuffer(s->xq, s->sp_in, CL_FALSE, (size_t)s->nrows * sizeof(double),
-                                 (size_t)ng * sizeof(double), s->hghost, 0, NULL, &ev));
+    if (c->win) {   /* each neighbour's part: from its window, or from hghost where MPI brought it */
+        const clcg_halo *h = &c->p->halo;
+        for (int i = 0; i < h->nrecv && e == CL_SUCCESS; i++) {
+            const int64_t off = h->recv_ptr[i], cnt = h->recv_ptr[i + 1] - off;
+            const double *src = h->recv_shm[i] ? h->recv_src[i] + h->slot * h->recv_stride[i] : s->hghost + off;
+            if (ev)
+                clReleaseEvent(ev);
+            ev = NULL;
+            e = clEnqueueWriteBuffer(s->xq, s->sp_in, CL_FALSE, (size_t)(s->nrows + off) * sizeof(double),
+                                     (size_t)cnt * sizeof(double), src, 0, NULL, &ev);
+        }
+        if (e == CL_SUCCESS && ev) {   /* waited for before this rank's next exchange */
+            clRetainEvent(ev);
+            c->win_ev = ev;
+        }
+        if (e != CL_SUCCESS && ev)
+            clReleaseEvent(ev);
+        CLCG_CL(e);
+    } else {
+        CLCG_CL(clEnqueueWriteBuffer(s->xq, s->sp_in, CL_FALSE, (size_t)s->nrows * sizeof(double),
+                                     (size_t)ng * sizeof(double), s->hghost, 0, NULL, &ev));
+    }
     e = clFlush(s->xq);
     if (e == CL_SUCCESS && !side)   /* side: the boundary SpMV follows it on xq */
         e = clEnqueueBarrierWithWaitList(s->dev.queue, 1, &ev, NULL);
@@ -796,10 +872,11 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
                 st = xfer_queue(s);
             if (st == CLCG_OK && !packed_ev)   /* update_p_pack hands its event over */
                 st = clcg_error(CLCG_ERR_INTERNAL, "the ghost pack has no event to wait for");
-            if (st == CLCG_OK)
+            if (st == CLCG_OK)   /* with the window: straight into it */
                 st = clcg_cl_fail_if(clEnqueueReadBuffer(s->xq, s->pack_buf, CL_FALSE, 0,
-                                                         (size_t)s->npack * sizeof(double), s->hpack, 1, &packed_ev,
-                                                         &s->pack_ev),
+                                                         (size_t)s->npack * sizeof(double),
+                                                         c->win ? clcg_halo_send_slot(&c->p->halo) : s->hpack, 1,
+                                                         &packed_ev, &s->pack_ev),
                                      "clEnqueueReadBuffer(pack)");
             if (packed_ev)
                 clReleaseEvent(packed_ev);
@@ -849,7 +926,10 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         }
     }
     if (c->direct) {   /* the pack is the send lists one after another */
-        clcg_status e = clcg_halo_send_wait(&c->p->halo, c->s[0].hpack);
+        clcg_halo *h = &c->p->halo;
+        win_settle(c);
+        clcg_status e = c->win ? clcg_halo_send_wait_keep(h, clcg_halo_send_slot(h))
+                               : clcg_halo_send_wait(h, c->s[0].hpack);
         if (st == CLCG_OK)
             st = ex != CLCG_OK ? ex : e;
     } else if (c->size > 1) {
@@ -1439,6 +1519,10 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
     info->syncs_per_it = run > 0 ? (double)c->syncs / (double)run : 0.0;
     info->halo_in_place = c->direct;
     MPI_Allreduce(MPI_IN_PLACE, &info->halo_in_place, 1, MPI_INT, MPI_SUM, c->comm);
+    info->halo_links[0] = c->size > 1 ? c->p->halo.nshm_links : 0;
+    info->halo_links[1] = c->size > 1 && c->p->halo.mode == CLCG_EXCHANGE_NEIGHBOR ? c->p->halo.nrecv : 0;
+    info->halo_links[2] = c->win;
+    MPI_Allreduce(MPI_IN_PLACE, info->halo_links, 3, MPI_INT, MPI_SUM, c->comm);
     info->pack_first = 0;
     for (int d = 0; d < c->nd; d++)
         info->pack_first |= !host_fused(c) && c->s[d].npack && pack_first(&c->s[d]) > 0;
@@ -1591,6 +1675,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             c->variant = "standard";
         c->o = &left;
         st = solve_variant(c, tol2, bnorm, &rc, &run);
+        win_settle(c);
         c->o = given;
         c->variant = variant;
         CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
@@ -1776,6 +1861,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             tuning_add(info->tuning, sizeof info->tuning, c.nd > 1 ? d : -1, how);
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    win_register(&c);
     info->t_device_setup = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &info->t_device_setup, 1, MPI_DOUBLE, MPI_MAX, comm);
 
@@ -1797,6 +1883,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             c.launches = c.syncs = 0;
             c.t_exchange = c.t_allreduce = 0.0;
             st = solve_variant(&c, tol2, bnorm, res, &run);
+            win_settle(&c);   /* the host's exchanges (true residual) copy through the window */
             double t = MPI_Wtime() - ts;
             MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
             if (rep >= 0 && rep < CLCG_MAX_REPEATS)
@@ -1839,6 +1926,8 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     CLCG_CHECK(st, refine(&c, res, info, &resid), out);
 out:
+    if (c.s)
+        win_release(&c);
     for (int d = 0; c.s && d < c.nd; d++) {
         if (c.prof && c.prof[d].n)
             clcg_prof_harvest(&c.prof[d], &c.s[d], c.jacobi);

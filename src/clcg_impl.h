@@ -38,7 +38,30 @@ typedef struct {
     double *full_buf;
     /* bytes this rank sends per exchange, by mode */
     int64_t bytes_sent;
+    /* neighbour mode, with peers on this node (halo_shm.c): they take what I send from a
+       shared-memory window of two slots (exchanges alternate), and a message of no bytes
+       says it is there, in place of MPI's copies */
+    int shm;                     /* what exists to be freed: CLCG_SHM_COMM | _WIN | _LOCKED */
+    MPI_Comm node_comm;
+    MPI_Win win;
+    double *shm_mine;            /* 2 x send_ptr[nsend] entries, in the order of send_idx */
+    char *send_shm, *recv_shm;   /* per neighbour: through the window */
+    const double **recv_src;     /* per receive neighbour: its slot 0, at my part */
+    int64_t *recv_off;           /* ... which is this far into its window */
+    int64_t *recv_stride;        /* per receive neighbour: the length of its slot */
+    double *ghost_dst;           /* where clcg_halo_post_recv was told to put the ghosts */
+    unsigned parity;             /* exchanges so far (the next one's slot: parity & 1) */
+    unsigned slot;               /* the last exchange's slot */
+    int nshm_links;              /* receive neighbours through the window */
 } clcg_halo;
+
+enum { CLCG_SHM_COMM = 1, CLCG_SHM_WIN = 2, CLCG_SHM_LOCKED = 4 };
+/* Set up the window for the neighbour mode's peers on this node, after the plan is made
+ * (collective over h->comm; nothing to do in other modes, on one rank, or with
+ * CLCG_HALO_SHM=0).  CLCG_SHM_RANKS=K counts every K ranks of a node as a node of their
+ * own (tests of peers on both sides of a node's edge). */
+clcg_status clcg_halo_shm_setup(clcg_halo *h);
+void clcg_halo_shm_free(clcg_halo *h);
 
 void clcg_halo_free(clcg_halo *h);
 /* Position of g in the ascending v[0..n), or -1. */
@@ -54,6 +77,12 @@ clcg_status clcg_halo_exchange(clcg_halo *h, double *x);
  * that order, and the wait for all of them. */
 clcg_status clcg_halo_post_recv(clcg_halo *h, double *ghost);
 clcg_status clcg_halo_send_wait(clcg_halo *h, const double *send);
+/* With peers through the window: the slot the next exchange sends from (the device may read
+ * the pack straight into it: clcg_halo_send_wait then copies nothing), and the exchange
+ * that leaves what those peers sent in their windows (recv_src + slot * recv_stride) for
+ * the caller to take; it must have taken it before its next exchange. */
+double *clcg_halo_send_slot(const clcg_halo *h);
+clcg_status clcg_halo_send_wait_keep(clcg_halo *h, const double *send);
 
 /* ---- solver ---- */
 typedef enum { CLCG_PRECOND_NONE = 0, CLCG_PRECOND_JACOBI } clcg_precond;

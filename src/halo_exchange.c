@@ -3,6 +3,7 @@
 #include "clcg_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Each rank does its whole part of the exchange even where one of its calls fails (that
  * request is left null), so no neighbour waits for it; the fault is returned, and every rank
@@ -10,9 +11,11 @@
 clcg_status clcg_halo_post_recv(clcg_halo *h, double *ghost)
 {
     clcg_status st = CLCG_OK;
+    h->ghost_dst = ghost;
     for (int i = 0; i < h->nrecv; i++) {
         int64_t off = h->recv_ptr[i], cnt = h->recv_ptr[i + 1] - off;
-        if (MPI_Irecv(ghost + off, (int)cnt, MPI_DOUBLE, h->recv_rank[i], 0, h->comm,
+        const int win = h->recv_shm && h->recv_shm[i];   /* then only word that it is there */
+        if (MPI_Irecv(win ? NULL : ghost + off, win ? 0 : (int)cnt, MPI_DOUBLE, h->recv_rank[i], win, h->comm,
                       &h->req[i]) != MPI_SUCCESS) {
             h->req[i] = MPI_REQUEST_NULL;
             if (st == CLCG_OK)
@@ -24,12 +27,28 @@ clcg_status clcg_halo_post_recv(clcg_halo *h, double *ghost)
     return st;
 }
 
-clcg_status clcg_halo_send_wait(clcg_halo *h, const double *send)
+double *clcg_halo_send_slot(const clcg_halo *h)
+{
+    return h->nshm_links ? h->shm_mine + (h->parity & 1) * h->send_ptr[h->nsend] : NULL;
+}
+
+static clcg_status send_wait(clcg_halo *h, const double *send, int copy_out)
 {
     clcg_status st = CLCG_OK;
+    const unsigned slot = h->slot = h->parity++ & 1;
+    if (h->nshm_links) {   /* peers on this node find theirs in my window (halo_shm.c) */
+        double *mine = h->shm_mine + slot * h->send_ptr[h->nsend];
+        for (int i = 0; i < h->nsend && send != mine; i++)
+            if (h->send_shm[i])
+                memcpy(mine + h->send_ptr[i], send + h->send_ptr[i],
+                       (size_t)(h->send_ptr[i + 1] - h->send_ptr[i]) * sizeof *send);
+        if (MPI_Win_sync(h->win) != MPI_SUCCESS)
+            st = clcg_error(CLCG_ERR_MPI, "MPI_Win_sync of the halo window failed");
+    }
     for (int i = 0; i < h->nsend; i++) {
         int64_t off = h->send_ptr[i], cnt = h->send_ptr[i + 1] - off;
-        if (MPI_Isend(send + off, (int)cnt, MPI_DOUBLE, h->send_rank[i], 0, h->comm,
+        const int win = h->send_shm && h->send_shm[i];
+        if (MPI_Isend(win ? NULL : send + off, win ? 0 : (int)cnt, MPI_DOUBLE, h->send_rank[i], win, h->comm,
                       &h->req[h->nrecv + i]) != MPI_SUCCESS) {
             h->req[h->nrecv + i] = MPI_REQUEST_NULL;
             if (st == CLCG_OK)
@@ -38,7 +57,25 @@ clcg_status clcg_halo_send_wait(clcg_halo *h, const double *send)
     }
     if (MPI_Waitall(h->nrecv + h->nsend, h->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && st == CLCG_OK)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Waitall of the halo exchange failed");
+    if (h->nshm_links && st == CLCG_OK) {
+        if (MPI_Win_sync(h->win) != MPI_SUCCESS)
+            st = clcg_error(CLCG_ERR_MPI, "MPI_Win_sync of the halo window failed");
+        for (int i = 0; i < h->nrecv && st == CLCG_OK && copy_out; i++)
+            if (h->recv_shm[i])
+                memcpy(h->ghost_dst + h->recv_ptr[i], h->recv_src[i] + slot * h->recv_stride[i],
+                       (size_t)(h->recv_ptr[i + 1] - h->recv_ptr[i]) * sizeof *send);
+    }
     return st;
+}
+
+clcg_status clcg_halo_send_wait(clcg_halo *h, const double *send)
+{
+    return send_wait(h, send, 1);
+}
+
+clcg_status clcg_halo_send_wait_keep(clcg_halo *h, const double *send)
+{
+    return send_wait(h, send, 0);
 }
 
 static clcg_status exchange_neighbor(clcg_halo *h, double *x)
@@ -85,6 +122,7 @@ clcg_status clcg_halo_exchange(clcg_halo *h, double *x)
 
 void clcg_halo_free(clcg_halo *h)
 {
+    clcg_halo_shm_free(h);
     free(h->row_begin);
     free(h->send_rank);
     free(h->recv_rank);

@@ -398,6 +398,7 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
     t0 = MPI_Wtime();
     st = clcg_halo_setup(comm, o->exchange, row_begin, gcol, &p->A, &p->halo);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    CLCG_CHECK(st, clcg_agree(comm, clcg_halo_shm_setup(&p->halo), NULL), out);
     free(gcol);
     gcol = NULL;
     p->nnz = p->A.nnz;

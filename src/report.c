@@ -104,6 +104,9 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
         printf(", exchange %s", exchange_name(o->exchange));
     if (size > 1 && info->halo_in_place)
         printf(" (in place on %d of %d ranks)", info->halo_in_place, size);
+    if (info->halo_links[0])
+        printf(", %d of %d links through shared memory (the device reads and writes it on %d rank%s)", info->halo_links[0],
+               info->halo_links[1], info->halo_links[2], info->halo_links[2] == 1 ? "" : "s");
     printf("\n");
     if (p->exp_a || p->exp_b)
         printf("scaled for the solve: A by 2^%d, b by 2^%d (powers of two: exact; x as given)\n", p->exp_a,
@@ -231,6 +234,8 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         json_str(f, info->tuning);
         fprintf(f, ", \"exchange_in_place_ranks\": %d, \"pack_first_ranks\": %d, \"boundary_beside_ranks\": %d",
                 info->halo_in_place, info->pack_first, info->side_spmv);
+        fprintf(f, ", \"exchange_links\": %d, \"exchange_shared_memory_links\": %d, \"exchange_window_ranks\": %d",
+                info->halo_links[1], info->halo_links[0], info->halo_links[2]);
         fprintf(f, "},\n  \"outcome\": \"%s\", \"at_precision_limit\": %s, \"iterations\": %lld, "
                    "\"iterations_run\": %lld, \"refinements\": %d,\n",
                 clcg_outcome_name(res->outcome), res->outcome == CLCG_CONVERGED && res->at_limit ? "true" : "false",

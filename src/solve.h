@@ -28,6 +28,9 @@ typedef struct {
     int64_t bytes_sent_min, bytes_sent_max;   /* per iteration, over ranks */
     int halo_in_place;              /* ranks whose exchange sent the device's pack and received
                                        into its ghost buffer, no copy on the host */
+    int halo_links[3];              /* neighbour links (a rank receiving from another): through
+                                       the shared-memory window of the node, and in all; ranks
+                                       whose device reads and writes the windows in place */
     int pack_first;                 /* ranks whose ghost pack ran as a launch of its own (of
                                        those forming p in a pass of its own) */
     int side_spmv;                  /* ranks whose boundary SpMV ran beside the interior one */

@@ -202,6 +202,40 @@ for np in 2 3 4; do
     [ "$it" = "$(json_num "$t/h1.json" iterations)" ] && le "$r" 1e-7
   ok $? "random:3000,12, $np ranks, neighbor: in place on $ip0 ranks (copy: $ip1), the same x as the copy ($it iterations, true residual $r)"
 done
+# peers on one node exchange through a shared-memory window (the device reading the pack into
+# it and writing the ghosts from the peers' windows; CLCG_HALO_SHM=2: copies through the host
+# buffers; 0: MPI's messages): the same values, so the same x to the bit, in each variant, on
+# power-law rows (interleaved send lists), a structure that is not symmetric (one pair sends one
+# way only: MPI for it), and nodes of 2 ranks (CLCG_SHM_RANKS=2: ranks 0-1 and 2 apart)
+while IFS='|' read -r np input v extra nodes want direct; do
+  case $input in onesided) m="$t/onesided.mtx" ;; rnd) m="$t/rnd.mtx" ;; *) m="--generate $input" ;; esac
+  unset POCL_DEVICES
+  [ -n "$extra" ] && { POCL_DEVICES="pthread pthread pthread pthread"; export POCL_DEVICES; }
+  for s in 0 1 2; do
+    CLCG_SHM_RANKS=$nodes CLCG_HALO_SHM=$s timeout 300 $MPIEXEC -n $np "$CLCG_BIN" $m --exchange neighbor \
+      --variant $v $extra --json "$t/w$s.json" -o "$t/xw$s.mtx" -q 2>"$t/err" </dev/null; eval rc$s=\$?
+  done
+  unset POCL_DEVICES
+  what="window, $np ranks, $input, $v${extra:+, $extra}${nodes:+, nodes of $nodes ranks}"
+  if grep -Eq "sees? only" "$t/err"; then skip "$what" "too few OpenCL devices here"; continue; fi
+  l1=$(json_num "$t/w1.json" exchange_shared_memory_links); all=$(json_num "$t/w1.json" exchange_links)
+  l0=$(json_num "$t/w0.json" exchange_shared_memory_links); wr=$(json_num "$t/w1.json" exchange_window_ranks)
+  wr2=$(json_num "$t/w2.json" exchange_window_ranks)
+  [ "$want" = all ] && want=$all
+  it=$(json_num "$t/w1.json" iterations); tr=$(json_num "$t/w1.json" true)
+  [ $rc0 -eq 0 ] && [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s "$t/xw0.mtx" "$t/xw1.mtx" && cmp -s "$t/xw0.mtx" "$t/xw2.mtx" &&
+    [ "$l1" = "$want" ] && [ "$l0" = 0 ] && [ "$wr" = "$direct" ] && [ "$wr2" = 0 ] && le "$tr" 1e-7
+  ok $? "$what: $l1 of $all links through shared memory (want $want), the device reading and writing it on $wr ranks (want $direct); the same x to the bit as through MPI and as copied ($it iterations, true residual $tr)"
+done <<EOF
+3|rnd|standard|||all|3
+3|rnd|pipelined|||all|3
+4|poisson3d:16|single-reduction|||all|4
+2|onesided|standard|||0|0
+3|onesided|standard|||all|3
+3|poisson3d:16|standard||2|2|2
+3|rnd|pipelined||2|2|2
+2|poisson3d:16|standard|--devices-per-rank 2||all|0
+EOF
 # the path of several ranks or devices on one rank and device (CLCG_HOST_PATH=1: host
 # reductions, two a iteration, x updated behind them; the one-device path has about one in
 # four iterations), each storage form, and Jacobi as a scaled system: the reference's iterates
