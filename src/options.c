@@ -54,7 +54,7 @@ static const char usage_text[] =
     "      --profile              per-kernel timing table\n"
     "  -q, --quiet                print nothing but errors\n"
     "Distribution and performance:\n"
-    "      --exchange allgather|needed|neighbor  ghost exchange between ranks (default needed)\n"
+    "      --exchange allgather|needed|neighbor  ghost exchange between ranks (default neighbor)\n"
     "      --devices-per-rank N   devices each rank drives (default: all it gets)\n"
     "      --format auto|csr-scalar|csr-vector|sell|csr-adaptive|csr-stream  device storage\n"
     "      --tune, --no-tune, --tune-cache FILE  work-group shape search and cache\n"
@@ -156,7 +156,7 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     o->max_it = 10000;
     o->precond = CLCG_PRECOND_JACOBI;
     o->symmetry_check = 1;
-    o->exchange = CLCG_EXCHANGE_NEEDED;
+    o->exchange = CLCG_EXCHANGE_NEIGHBOR;
     o->device = -1;
     o->format = "auto";
     o->variant = "auto";

@@ -105,8 +105,7 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (size > 1 && info->halo_in_place)
         printf(" (in place on %d of %d ranks)", info->halo_in_place, size);
     if (info->halo_links[0])
-        printf(", %d of %d links through shared memory (the device reads and writes it on %d rank%s)", info->halo_links[0],
-               info->halo_links[1], info->halo_links[2], info->halo_links[2] == 1 ? "" : "s");
+        printf(", %d of %d links through shared memory", info->halo_links[0], info->halo_links[1]);
     printf("\n");
     if (p->exp_a || p->exp_b)
         printf("scaled for the solve: A by 2^%d, b by 2^%d (powers of two: exact; x as given)\n", p->exp_a,

@@ -12,7 +12,7 @@
 #   --ranks "1 2 4"          rank counts (env CLCG_RANKS, default "1 2 4")
 #   --size KIND:SIZE|FILE    problem; for --weak the size on one rank
 #                            (env CLCG_PROBLEM, default poisson3d:64)
-#   --exchange "needed neighbor"  exchange modes (env CLCG_EXCHANGE, default needed)
+#   --exchange "needed neighbor"  exchange modes (env CLCG_EXCHANGE, default neighbor)
 #   --precond none|jacobi    (env CLCG_PRECOND, default jacobi)
 #   --repeats N              runs per point (env CLCG_REPEATS, default 1)
 #   --out DIR                output folder (env CLCG_OUT, default scaling-out)
@@ -27,7 +27,7 @@ set -u
 series=${CLCG_SERIES:-strong}
 ranks=${CLCG_RANKS:-1 2 4}
 problem=${CLCG_PROBLEM:-poisson3d:64}
-exchanges=${CLCG_EXCHANGE:-needed}
+exchanges=${CLCG_EXCHANGE:-neighbor}
 precond=${CLCG_PRECOND:-jacobi}
 repeats=${CLCG_REPEATS:-1}
 out=${CLCG_OUT:-scaling-out}
