@@ -1509,6 +1509,7 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
         snprintf(info->format + strlen(info->format), sizeof info->format - strlen(info->format),
                  "(%lld blocks)", (long long)s->nblk);
     snprintf(info->variant, sizeof info->variant, "%s%s", c->variant, c->scale ? ", Jacobi scaled" : "");
+    snprintf(info->base_variant, sizeof info->base_variant, "%s", c->variant);
     info->ndevices = c->nd;
     info->iterations_run = run;
     info->t_exchange = c->t_exchange;
@@ -1625,7 +1626,8 @@ static clcg_status get_x(cg_ctx *c, double *out)
 /* The recurrences can drift from b - Ax, the pipelined form's most: it may stop with its
  * recursive residual under --rtol and the true one tens of times above.  Then A d = b - Ax
  * is solved on the devices for the correction (the same variant, to the same absolute
- * tolerance), x += d, while the true residual keeps falling, at most REFINE times.  What
+ * tolerance; the standard one after a breakdown, below), x += d, while the true residual
+ * keeps falling, at most REFINE times.  What
  * stays above --rtol is reported as the limit reached (res->at_limit). */
 #define REFINE 4
 
@@ -1652,6 +1654,12 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         if (check)   /* x meets --rtol already: the breakdown came after the answer */
             res->outcome = CLCG_CONVERGED;
         return CLCG_OK;
+    }
+    if (check) {   /* said in the report and the record */
+        info->rescued = 1;
+        info->first_outcome = res->outcome;
+        info->first_iterations = res->iterations;
+        info->first_true_residual = res->true_residual;
     }
     st = clcg_malloc(&d, (size_t)p->A.ncols + 1, sizeof *d, "correction");
     CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
@@ -1696,8 +1704,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         last = rc.outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(&rc);
         out_of_its = rc.outcome == CLCG_DIVERGED_ITS;
         res->true_residual = rel;
-        if (rc.outcome == CLCG_CONVERGED)
-            res->rel_residual = rc.rel_residual;
+        res->rel_residual = rc.rel_residual;   /* the correction's: of b - A(x + d), as x is now */
         if (check && !last)   /* the standard form broke down too: the breakdown stands */
             break;
         double *t = r;   /* d holds the new residual: next round's right-hand side */

@@ -118,7 +118,14 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     else
         printf("NOT converged: %s (%lld iterations)\n", clcg_outcome_message(res->outcome),
                (long long)res->iterations);
-    if (info->refinements)
+    if (info->refinements && info->rescued)
+        printf("  refined: %d correction solve%s of A d = b - Ax in the standard variant: the %s recurrence broke down "
+               "after %lld iterations (%s), true residual %.3e there\n", info->refinements,
+               info->refinements > 1 ? "s" : "", info->base_variant, (long long)info->first_iterations,
+               info->first_outcome == CLCG_DIVERGED_INDEFINITE ? "p'Ap <= 0 from the recurrence"
+                                                                : clcg_outcome_message(info->first_outcome),
+               info->first_true_residual);
+    else if (info->refinements)
         printf("  refined: %d correction solve%s of A d = b - Ax (the recurrences had drifted from it)\n",
                info->refinements, info->refinements > 1 ? "s" : "");
     printf("  ||r||/||b|| (recursive) = %.3e\n", res->rel_residual);
@@ -236,9 +243,15 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         fprintf(f, ", \"exchange_links\": %d, \"exchange_shared_memory_links\": %d, \"exchange_window_ranks\": %d",
                 info->halo_links[1], info->halo_links[0], info->halo_links[2]);
         fprintf(f, "},\n  \"outcome\": \"%s\", \"at_precision_limit\": %s, \"iterations\": %lld, "
-                   "\"iterations_run\": %lld, \"refinements\": %d,\n",
+                   "\"iterations_run\": %lld, \"refinements\": %d, \"correction_variant\": %s%s%s,\n",
                 clcg_outcome_name(res->outcome), res->outcome == CLCG_CONVERGED && res->at_limit ? "true" : "false",
-                (long long)res->iterations, (long long)info->iterations_run, info->refinements);
+                (long long)res->iterations, (long long)info->iterations_run, info->refinements,
+                info->refinements ? "\"" : "", info->refinements ? (info->rescued ? "standard" : info->base_variant) : "null",
+                info->refinements ? "\"" : "");
+        if (info->rescued)
+            fprintf(f, "  \"first_solve\": {\"outcome\": \"%s\", \"iterations\": %lld, \"true_residual\": %.6e},\n",
+                    clcg_outcome_name(info->first_outcome), (long long)info->first_iterations,
+                    info->first_true_residual);
         fprintf(f, "  \"residual\": {\"recursive\": ");
         json_num(f, res->rel_residual);
         fprintf(f, ", \"true\": ");

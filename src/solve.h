@@ -40,6 +40,13 @@ typedef struct {
     double err_inf, err_rel;
     int64_t iterations_run;         /* iterations enqueued (>= iterations when checked lazily) */
     int refinements;                /* correction solves after the first (cg_ocl.c: refine) */
+    int rescued;                    /* the first solve (single-reduction or pipelined) broke down
+                                       and the corrections ran the standard variant */
+    clcg_outcome first_outcome;     /* ... the first solve's outcome, after first_iterations,
+                                       and the true residual it left */
+    int64_t first_iterations;
+    double first_true_residual;
+    char base_variant[32];          /* the variant asked for or chosen, without the scaling */
     int nrepeats;                   /* --repeat: timed solves, their times (max over ranks) */
     double solve_times[CLCG_MAX_REPEATS];
 } clcg_run_info;

@@ -241,6 +241,14 @@ for v in pipelined single-reduction; do
     r=$(residual "$t/lap1d.mtx" "$t/x.mtx")
     [ $rc -eq 0 ] && le "$r" 2e-12
     ok $? "1-D Laplacian, $v, --rtol 1e-12, $np rank(s): rc=$rc, true residual $r <= 2e-12 $(head -c 120 "$t/err")"
+    # ... and the report and the record say that the standard form finished it, and why
+    if [ $v = pipelined ]; then
+      tr1=$(sed -n 's/.*"first_solve": {.*"true_residual": \([^}]*\)}.*/\1/p' "$t/pr.json")
+      grep -q '"correction_variant": "standard"' "$t/pr.json" &&
+        grep -q '"first_solve": {"outcome": "DIVERGED_INDEFINITE"' "$t/pr.json" && le 2e-12 "$tr1" &&
+        grep -q 'in the standard variant: the pipelined recurrence broke down after' "$t/out"
+      ok $? "1-D Laplacian, pipelined, $np rank(s): the rescue by the standard form is reported (first solve's true residual $tr1; $(grep -o 'refined: .*' "$t/out" | head -c 150))"
+    fi
     rm -f "$t/x.mtx"
     timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$t/indef3.mtx" --variant $v -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
     [ $rc -eq 4 ] && [ ! -e "$t/x.mtx" ] && grep -q 'not positive definite' "$t/err"
