@@ -1737,6 +1737,35 @@ static void tuning_add(char *out, size_t len, int d, const char *how)
         snprintf(out + used, len - used, "%s", how);
 }
 
+/* --variant auto.  Standard, whose iterates (with double-double dot products) are the same
+ * bits on any number of ranks and devices and in the host reference, and which runs fused on
+ * one device; but where several GPUs each hold fewer than CLCG_SR_ROWS rows (default 6
+ * million), single-reduction, whose one reduction point an iteration saves more than its
+ * extra vector traffic costs there.  Measured on 4 H200 of one host (2026-11-27, Poisson,
+ * bench/RESULTS.md), ms per iteration standard / single-reduction: 256^3 on 2 GPUs (8.4 M
+ * rows each) 0.41 / 0.48, on 4 (4.2 M) 0.33 / 0.29; 128^3 on 4 (0.5 M) 0.23 / 0.15; 256^3
+ * each on 4 0.77 / 0.88.  Other devices: standard, unless CLCG_SR_ROWS is set, which then
+ * applies to any device.  The same choice on every rank. */
+static const char *auto_variant(const cg_ctx *c, const clcg_devinfo *list, int first, int64_t n)
+{
+    int v[2] = {1, c->nd};   /* every device here a GPU; devices in all */
+    for (int d = 0; d < c->nd; d++)
+        v[0] &= list[first + d].is_gpu != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &v[0], 1, MPI_INT, MPI_MIN, c->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &v[1], 1, MPI_INT, MPI_SUM, c->comm);
+    const char *e = getenv("CLCG_SR_ROWS");
+    char *end = NULL;
+    double rows = v[0] ? 6e6 : 0.0;
+    if (e && *e) {
+        double r = strtod(e, &end);
+        if (*end == '\0' && r >= 0)
+            rows = r;
+    }
+    int sr = v[1] > 1 && (double)n / v[1] < rows;   /* agreed, should the ranks' settings differ */
+    MPI_Allreduce(MPI_IN_PLACE, &sr, 1, MPI_INT, MPI_MIN, c->comm);
+    return sr ? "single-reduction" : "standard";
+}
+
 clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, clcg_solve_result *res,
                         clcg_run_info *info)
 {
@@ -1776,11 +1805,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         st = clcg_malloc(&c.hp, (size_t)p->A.ncols + 1, sizeof *c.hp, "host copy of p");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 
-    /* auto: standard everywhere.  With double-double dot products its iterates are the
-     * same bits on any number of ranks and devices (and in the host reference); the
-     * single-reduction form saves one MPI_Allreduce per iteration (2 % on 2 GPUs,
-     * bench/RESULTS.md) but rounds differently, so it is asked for by name. */
-    c.variant = strcmp(o->variant, "auto") ? o->variant : "standard";
+    c.variant = strcmp(o->variant, "auto") ? o->variant : auto_variant(&c, list, first, p->A.n);
     /* --jacobi-scaled, one device, fused form: CG on D^-1/2 A D^-1/2 instead, the same
      * iterates in exact arithmetic (x = D^-1/2 y) without gathering D^-1 in the SpMV; r'r is
      * weighed back to the original residual.  Otherwise the explicit preconditioner. */

@@ -202,6 +202,22 @@ for np in 2 3 4; do
     [ "$it" = "$(json_num "$t/h1.json" iterations)" ] && le "$r" 1e-7
   ok $? "random:3000,12, $np ranks, neighbor: in place on $ip0 ranks (copy: $ip1), the same x as the copy ($it iterations, true residual $r)"
 done
+# --variant auto: single-reduction where several devices hold fewer than CLCG_SR_ROWS rows
+# each (default 6 million on GPUs; not at all on other devices unless the variable is set)
+"$CLCG_BIN" --reference "$t/rnd.mtx" --json "$t/ref.json" -q
+base=$(json_num "$t/ref.json" iterations)
+sr_kept=$CLCG_SR_ROWS
+unset_want=standard; [ "${CLCG_DEVICE_TYPE:-}" = gpu ] && unset_want=single-reduction
+for c in "2 1e9 single-reduction" "2 0 standard" "2 - $unset_want" "1 1e9 standard" "3 1001 single-reduction" "3 1000 standard"; do
+  set -- $c
+  if [ "$2" = - ]; then unset CLCG_SR_ROWS; else CLCG_SR_ROWS=$2; export CLCG_SR_ROWS; fi
+  timeout 300 $MPIEXEC -n $1 "$CLCG_BIN" "$t/rnd.mtx" --json "$t/a.json" -o "$t/xa.mtx" -q </dev/null; rc=$?
+  v=$(sed -n 's/.*"variant": "\([a-z-]*\).*/\1/p' "$t/a.json"); it=$(json_num "$t/a.json" iterations)
+  r=$(residual "$t/rnd.mtx" "$t/xa.mtx")
+  [ $rc -eq 0 ] && [ "$v" = "$3" ] && absdiff_le "$it" "$base" 2 && le "$r" 1e-7
+  ok $? "--variant auto, $1 rank(s), CLCG_SR_ROWS=$2 (3000 rows): $v (want $3), $it iterations (reference $base), true residual $r"
+done
+CLCG_SR_ROWS=$sr_kept; export CLCG_SR_ROWS
 # peers on one node exchange through a shared-memory window (the device reading the pack into
 # it and writing the ghosts from the peers' windows; CLCG_HALO_SHM=2: copies through the host
 # buffers; 0: MPI's messages): the same values, so the same x to the bit, in each variant, on
