@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Scaling model of clcg-mpi's CG iteration (the standard variant on the host path, the fused
-form on one GPU) for 3D Poisson on an N^3 grid split into slabs of rows, per
+"""Scaling model of clcg-mpi's CG iteration (the variant --variant auto picks on the host
+path, the fused form on one GPU) for 3D Poisson on an N^3 grid split into slabs of rows, per
 exchange mode; parameters from bench/comm-2gpu.json and the one-GPU kernel rates; checked
 against the measured points of one node (2 GPUs; 4 GPUs, which the parameters were not
 taken from); extrapolated to a 200 Gb/s InfiniBand cluster.
@@ -41,6 +41,11 @@ NODE = {"lat": comm["mpi_latency_s"], "bw": 1e9 * comm["mpi_512k_GBps"], "allred
 # single-copy mechanism on the GPU machine: 97-103 us for 512 KB each way, 2026-11-27).
 if "exchange_512k_pinned_s" in comm:
     NODE["bw"] = 524288 / comm["exchange_512k_pinned_s"]
+# ... but `neighbor` between ranks of one node goes through a shared-memory window that each
+# device reads its pack into and writes its ghosts from (src/halo_shm.c): the two pinned
+# transfers and a message of no bytes, no MPI copy
+NODE["window"] = True
+SR_ROWS = 6e6          # --variant auto: single-reduction below this many rows a GPU (src/cg_ocl.c)
 IB = {"lat": 2.0e-6, "bw": 25e9, "allreduce_step": 2.5e-6}   # 200 Gb/s InfiniBand, one link per GPU
 
 
@@ -79,7 +84,7 @@ def iteration(n_total, P, mode, variant, net, N2=256 * 256):
         t_mpi = net["lat"] * math.log2(P) + 8 * nb * N2 * (P - 1) / net["bw"]
     else:
         sent, recv = 8 * halo, 8 * halo
-        t_mpi = msgs * net["lat"] + 8 * halo / net["bw"]
+        t_mpi = msgs * net["lat"] + (0.0 if net.get("window") else 8 * halo / net["bw"])
     t_stage = (sent + recv) / PCIE
     t_red = reductions * (net["allreduce"] if "allreduce" in net else net["allreduce_step"] * math.log2(P))
     # the halo (staging both ways, MPI, the host's part) and the boundary SpMV run beside the
@@ -105,7 +110,8 @@ def main():
             for P in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512):
                 net = NODE if P <= 2 else IB
                 n = n1 if series == "strong" else n1 * P
-                t, tc = iteration(n, P, mode, "standard", net)
+                variant = "single-reduction" if P > 1 and n / P < SR_ROWS else "standard"
+                t, tc = iteration(n, P, mode, variant, net)
                 t1, _ = iteration(n1, 1, mode, "standard", net)
                 eff = (t1 / t / P) if series == "strong" else t1 / t
                 rows.append({"series": series, "exchange": mode, "gpus": P, "n": n, "ms": 1e3 * t,
@@ -129,11 +135,17 @@ def main():
         print("\nmeasured in one node (%s) against the model:" % path)
         for m in csv.DictReader(open(path)):
             P = int(m["ranks"])
-            if m["series"] in ("strong", "weak") and P >= 2 and m["devices_per_rank"] == "1":
-                t, _ = iteration(int(m["n"]), P, m["exchange"], "standard", NODE)
+            # the variant is in the curve's name where it is not standard (collect.py)
+            v = next((x for x in ("single-reduction", "pipelined") if "/%s/" % x in m["curve"]), "standard")
+            # (an extra point only where its curve names single-reduction: older summaries
+            # named no variant in their extra points)
+            if P >= 2 and m["devices_per_rank"] == "1" and (
+                    m["series"] in ("strong", "weak") or m["series"] == "extra" and v == "single-reduction"):
+                t, _ = iteration(int(m["n"]), P, m["exchange"], v, NODE)
                 meas = float(m["per_iteration_ms"])
-                print("  %s %s, %d GPUs: measured %.3f ms, model %.3f ms (%+.0f%%)" % (
-                    m["series"], m["exchange"], P, meas, 1e3 * t, 100 * (1e3 * t - meas) / meas))
+                print("  %s %s%s, %d GPUs: measured %.3f ms, model %.3f ms (%+.0f%%)" % (
+                    m["series"], m["exchange"], "" if v == "standard" else ", " + v, P, meas, 1e3 * t,
+                    100 * (1e3 * t - meas) / meas))
     # plots
     for series in ("strong", "weak"):
         data = os.path.join(a.out, "model-%s.dat" % series)
