@@ -41,6 +41,15 @@ static clcg_status mpi_ok(int rc, const char *what)
     return rc == MPI_SUCCESS ? CLCG_OK : clcg_error(CLCG_ERR_MPI, "%s failed (halo window)", what);
 }
 
+/* Whether rc is MPI_SUCCESS on every rank. */
+static int agreed_ok(const clcg_halo *h, int rc)
+{
+    int ok = rc == MPI_SUCCESS;
+    if (MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, h->comm) != MPI_SUCCESS)
+        ok = 0;
+    return ok;
+}
+
 /* Node ranks of the listed ranks of h->comm (MPI_UNDEFINED: elsewhere). */
 static clcg_status node_ranks(const clcg_halo *h, const int *ranks, int n, int *out)
 {
@@ -119,15 +128,22 @@ clcg_status clcg_halo_shm_setup(clcg_halo *h)
                    : MPI_Win_allocate_shared((MPI_Aint)(2 * total * (int64_t)sizeof(double)), (int)sizeof(double),
                                              info, h->node_comm, &h->shm_mine, &h->win);
     MPI_Info_free(&info);
-    CLCG_CHECK(st, clcg_agree(h->comm, mpi_ok(rc, "MPI_Win_allocate_shared"), NULL), out);
-    if (!alone) {
+    if (rc == MPI_SUCCESS && !alone)
         h->shm |= CLCG_SHM_WIN;
+    if (rc == MPI_SUCCESS && clcg_fault_point(h->rank, "window") != CLCG_OK) {   /* tests */
+        clcg_error_clear();
+        rc = MPI_ERR_NO_MEM;
+    }
+    if (!agreed_ok(h, rc))
+        goto no_window;
+    if (!alone) {
         MPI_Win_set_errhandler(h->win, MPI_ERRORS_RETURN);
         rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, h->win);
+        if (rc == MPI_SUCCESS)
+            h->shm |= CLCG_SHM_LOCKED;   /* unlocked before it is freed */
     }
-    CLCG_CHECK(st, clcg_agree(h->comm, mpi_ok(rc, "MPI_Win_lock_all"), NULL), out);
-    if (!alone)
-        h->shm |= CLCG_SHM_LOCKED;   /* unlocked before it is freed */
+    if (!agreed_ok(h, rc))
+        goto no_window;
     /* each sender tells where my part starts in its slot, and its slot's length */
     for (int i = 0; i < h->nrecv; i++)
         LOCAL(mpi_ok(MPI_Irecv(&offs[2 * i], 2, MPI_INT64_T, h->recv_rank[i], 2, h->comm, &rq[i]), "MPI_Irecv"));
@@ -159,6 +175,14 @@ clcg_status clcg_halo_shm_setup(clcg_halo *h)
         }
     }
     st = clcg_agree(h->comm, st, NULL);
+    goto out;
+no_window:   /* no window to be had here or on some rank (a full /dev/shm, say): MPI carries
+                every pair, as the record's count of links through shared memory then says.  A
+                window some ranks did get is left to MPI_Finalize: freeing it is collective. */
+    memset(h->send_shm, 0, (size_t)h->nsend + 1);
+    memset(h->recv_shm, 0, (size_t)h->nrecv + 1);
+    h->nshm_links = 0;
+    h->shm &= ~(CLCG_SHM_WIN | CLCG_SHM_LOCKED);
 #undef LOCAL
 out:
     free(nr_send);

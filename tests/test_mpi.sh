@@ -252,6 +252,16 @@ done <<EOF
 3|rnd|pipelined||2|2|2
 2|poisson3d:16|standard|--devices-per-rank 2||all|0
 EOF
+# where a rank cannot make its window (CLCG_FAULT=R:window stands in for a full /dev/shm),
+# every pair goes through MPI: the same x, no link through shared memory, no hang at the end
+CLCG_HALO_SHM=0 timeout 120 $MPIEXEC -n 3 "$CLCG_BIN" "$t/rnd.mtx" -o "$t/xw0.mtx" -q </dev/null
+for r in 0 1; do
+  CLCG_FAULT=$r:window timeout 120 $MPIEXEC -n 3 "$CLCG_BIN" "$t/rnd.mtx" --json "$t/wf.json" -o "$t/xwf.mtx" -q \
+    </dev/null 2>"$t/err"; rc=$?
+  l=$(json_num "$t/wf.json" exchange_shared_memory_links); wr=$(json_num "$t/wf.json" exchange_window_ranks)
+  [ $rc -eq 0 ] && [ "$l" = 0 ] && [ "$wr" = 0 ] && cmp -s "$t/xw0.mtx" "$t/xwf.mtx" && [ ! -s "$t/err" ]
+  ok $? "no window on rank $r of 3: solved through MPI (rc=$rc, $l links through shared memory, the same x as through MPI)"
+done
 # the path of several ranks or devices on one rank and device (CLCG_HOST_PATH=1: host
 # reductions, two a iteration, x updated behind them; the one-device path has about one in
 # four iterations), each storage form, and Jacobi as a scaled system: the reference's iterates
