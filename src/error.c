@@ -202,6 +202,7 @@ static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2
 #define NALWAYS 3
 static struct sigaction before[NGUARDED];   /* what the signal did before: done after the removal */
 static volatile sig_atomic_t taken[NGUARDED];   /* tmp_remove is the handler of guarded[i] */
+static int ignored[NGUARDED];   /* ignored when the program started (a background job's SIGINT) */
 
 static void tmp_remove(int sig)
 {
@@ -220,7 +221,7 @@ static void tmp_remove(int sig)
 static void take(int i)
 {
     struct sigaction sa;
-    if (taken[i] || sigaction(guarded[i], NULL, &before[i]) != 0 || before[i].sa_handler == SIG_IGN)
+    if (taken[i] || ignored[i] || sigaction(guarded[i], NULL, &before[i]) != 0 || before[i].sa_handler == SIG_IGN)
         return;
     if (i >= NALWAYS && (before[i].sa_handler != SIG_DFL || (before[i].sa_flags & SA_SIGINFO)))
         return;
@@ -230,10 +231,23 @@ static void take(int i)
     taken[i] = sigaction(guarded[i], &sa, NULL) == 0;
 }
 
+void clcg_tmp_ignored(void)
+{
+    for (int i = 0; i < NGUARDED; i++) {
+        struct sigaction sa;
+        ignored[i] = sigaction(guarded[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+    }
+}
+
 void clcg_tmp_guard(void)
 {
-    for (int i = 0; i < NALWAYS; i++)
+    for (int i = 0; i < NALWAYS; i++) {
+        /* ignored from the start but taken over since (the OpenCL runtime's LLVM, loaded
+           inside MPI_Init, installs handlers that end the process): ignored again */
+        if (ignored[i])
+            signal(guarded[i], SIG_IGN);
         take(i);
+    }
 }
 
 void clcg_tmp_file(const char *path)

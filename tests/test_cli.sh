@@ -333,6 +333,16 @@ for sig in TERM USR1 XCPU; do
   ok $? "SIG$sig while --write-matrix writes: ended by it, the temporary file is gone (rc=$rc, seen $seen, left: $(ls -A "$t/sig"))"
   rm -f "$t/sig/"*
 done
+# a signal ignored when the program starts (SIGINT of a background job, as in a script's
+# `cmd &`) stays ignored while it writes, although the OpenCL runtime's LLVM, loaded inside
+# MPI_Init, installs a handler for it: the file is written and the run ends well
+(trap '' INT; exec "$CLCG_BIN" --generate poisson3d:100 --write-matrix "$t/sig/A.mtx" -q) & pid=$!
+i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+seen=$(ls "$t/sig" | grep -c tmp)
+kill -INT $pid; wait $pid; rc=$?
+[ "$seen" -eq 1 ] && [ $rc -eq 0 ] && [ -s "$t/sig/A.mtx" ] && [ "$(ls -A "$t/sig")" = A.mtx ]
+ok $? "SIGINT ignored from the start, sent while --write-matrix writes: still ignored, the file written (rc=$rc, seen $seen, left: $(ls -A "$t/sig"))"
+rm -f "$t/sig/"*
 
 # a matrix whose name is not UTF-8 (a file name in another encoding): the JSON record stays
 # valid JSON, the stray bytes as U+FFFD, valid UTF-8 and escapes kept as they are
