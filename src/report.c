@@ -286,8 +286,14 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
             fprintf(f, "}");
         }
         fprintf(f, "%s]\n}\n", info->nk ? "\n  " : "");
-        if (fclose(f) != 0 || (!direct && rename(tmp, target) != 0)) {
-            st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(errno));
+        /* a write that failed on the way (a full disk) shows in the stream's error flag even
+           where the last flush succeeds; on disk before the rename, as the other outputs */
+        errno = 0;
+        int bad = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+        if (!bad && !direct && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS)
+            bad = errno;
+        if (fclose(f) != 0 || bad || (!direct && rename(tmp, target) != 0)) {
+            st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(bad ? bad : errno));
             if (!direct)
                 remove(tmp);
         }
