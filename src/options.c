@@ -262,8 +262,16 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
             return clcg_error(CLCG_ERR_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
-    if (o->list_devices)
+    if (o->list_devices) {   /* it lists and stops: what would go to a solve does nothing */
+        const char *idle = optind < argc ? argv[optind] : o->generate ? "--generate" : o->rhs ? "--rhs"
+                         : o->output ? "-o" : o->json ? "--json" : o->write_matrix ? "--write-matrix"
+                         : o->write_binary ? "--write-binary" : o->load_only ? "--load-only" : NULL;
+        if (idle)
+            return clcg_error(CLCG_ERR_USAGE, "--list-devices lists the devices and stops, so %s%s%s would do "
+                              "nothing: give them in separate runs", optind < argc ? "'" : "", idle,
+                              optind < argc ? "'" : "");
         return CLCG_OK;
+    }
     if (optind < argc)
         o->matrix = argv[optind++];
     if (optind < argc)

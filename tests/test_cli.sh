@@ -301,7 +301,11 @@ usage_error "--write-matrix with --write-binary" --generate poisson2d:4 --write-
 usage_error "--write-matrix with --json" --generate poisson2d:4 --write-matrix "$t/a.mtx" --json "$t/a.json"
 usage_error "--write-binary with -o" --generate poisson2d:4 --write-binary "$t/a.bin" -o "$t/x.mtx"
 usage_error "--load-only with -o" --generate poisson2d:4 --load-only -o "$t/x.mtx"
-[ ! -e "$t/a.mtx" ] && [ ! -e "$t/a.bin" ]; ok $? "nothing written by those"
+usage_error "--list-devices with -o" --list-devices -o "$t/x.mtx"
+usage_error "--list-devices with a matrix" --list-devices "$t/a.mtx"
+usage_error "--list-devices with --generate" --list-devices --generate poisson2d:4
+usage_error "--list-devices with --write-binary" --list-devices --write-binary "$t/a.bin"
+[ ! -e "$t/a.mtx" ] && [ ! -e "$t/a.bin" ] && [ ! -e "$t/x.mtx" ]; ok $? "nothing written by those"
 # options that do not apply are said to be so, not dropped in silence
 "$CLCG_BIN" --reference --generate poisson2d:6 --variant pipelined >/dev/null 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && grep -q '^clcg-mpi: warning: --reference runs the host.s standard CG: --variant does not apply' "$t/err"
