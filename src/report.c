@@ -234,9 +234,10 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         json_str(f, p->name);
         fprintf(f, ", \"n\": %lld, \"nnz\": %lld,\n", (long long)p->A.n, (long long)p->nnz);
         fprintf(f, "  \"options\": {\"rtol\": %.3g, \"max_iterations\": %lld, \"precond\": \"%s\", "
-                   "\"exchange\": \"%s\", \"format\": \"%s\", \"variant\": \"%s\", \"tuning\": ",
+                   "\"exchange\": \"%s\", \"format\": \"%s\", \"variant\": \"%s\", \"variant_asked\": \"%s\", "
+                   "\"tuning\": ",
                 o->rtol, (long long)o->max_it, precond_name(o->precond), exchange_name(o->exchange),
-                info->format, info->variant);
+                info->format, info->variant, o->variant);
         json_str(f, info->tuning);
         fprintf(f, ", \"exchange_in_place_ranks\": %d, \"pack_first_ranks\": %d, \"boundary_beside_ranks\": %d",
                 info->halo_in_place, info->pack_first, info->side_spmv);

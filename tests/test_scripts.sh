@@ -212,6 +212,32 @@ print("; ".join(bad[:5]))
 sys.exit(1 if bad else 0)
 EOF
   check $? "collect.py values: positive times, iterations equal across ranks, weak sizes" "$t/err"
+  # --variant auto may pick single-reduction on more GPUs: still the default's one curve, with
+  # the variant each point ran; a variant asked for by name is a curve of its own
+  mkdir -p "$t/av"
+  for c in "1 standard auto 1.0" "4 single-reduction auto 0.4" "4 single-reduction single-reduction 0.4"; do
+    set -- $c
+    cat >"$t/av/strong-neighbor-p$1-$3.json" <<EOF2
+{"ranks": $1, "devices_per_rank": 1, "device": "gpu", "matrix": "poisson3d:64", "n": 262144, "nnz": 1810432,
+ "options": {"exchange": "neighbor", "precond": "none", "format": "sell", "variant": "$2", "variant_asked": "$3"},
+ "outcome": "CONVERGED", "iterations": 100, "iterations_run": 100,
+ "times": {"solve": $(awk -v m=$4 'BEGIN { print m / 10 }'), "per_iteration": $(awk -v m=$4 'BEGIN { print m / 1000 }'),
+           "exchange": 0.0, "allreduce": 0.0},
+ "comm": {"bytes_sent_per_iteration_min": 0, "bytes_sent_per_iteration_max": 0}, "residual": {"true": 1e-9}}
+EOF2
+  done
+  python3 "$scaling/collect.py" "$t/av" >"$t/err" 2>&1 &&
+    python3 - "$t/av/summary.csv" >>"$t/err" 2>&1 <<'EOF'
+import csv, sys
+pts = list(csv.DictReader(open(sys.argv[1])))
+auto = [p for p in pts if "single-reduction" not in p["curve"]]
+named = [p for p in pts if "single-reduction" in p["curve"]]
+ok = len(auto) == 2 and {p["units"] for p in auto} == {"1", "4"} and len(named) == 1 and \
+     abs(float([p for p in auto if p["units"] == "4"][0]["speedup"]) - 2.5) < 1e-6
+print(pts if not ok else "")
+sys.exit(0 if ok else 1)
+EOF
+  check $? "collect.py: --variant auto's runs one curve across the variants it picked (speedup 2.5), a named variant its own" "$t/err"
 fi
 mkdir -p "$t/empty"
 if have python3; then

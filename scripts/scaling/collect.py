@@ -98,11 +98,15 @@ def row_of(name, r):
     else:
         size = row["matrix"]
     # a label without commas or spaces, so that plot.sh can split on them
-    # (a variant other than the standard one named: runs of several variants are not one curve)
-    variant = [] if row["variant"] in (None, "standard") else [row["variant"]]
+    # (a variant asked for by name other than the standard one named: runs of several variants
+    # are not one curve; --variant auto, which may pick another on more GPUs, is the default's
+    # curve, as records without variant_asked are)
+    asked = get(r, "options", "variant_asked") or row["variant"]
+    variant = [] if asked in (None, "standard", "auto") else [asked]
     label = "/".join(str(v) for v in [series, row["exchange"], row["precond"]] + variant + [size])
     row["curve"] = label.replace(",", "x").replace(" ", "_")
-    row["_key"] = (series, row["exchange"], row["precond"], row["variant"], row["device"], size)
+    row["_key"] = (series, row["exchange"], row["precond"], "auto" if asked in (None, "standard", "auto") else asked,
+                   row["device"], size)
     return row
 
 
