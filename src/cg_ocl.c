@@ -687,8 +687,12 @@ static clcg_status write_ghosts(cg_ctx *c, clcg_slice *s, int64_t ng, int side)
             clRetainEvent(ev);
             c->win_ev = ev;
         }
-        if (e != CL_SUCCESS && ev)
-            clReleaseEvent(ev);
+        if (e != CL_SUCCESS) {   /* writes enqueued before the failure may still read a peer's
+                                    slot: done before this rank can tell the peers to refill it */
+            clFinish(s->xq);
+            if (ev)
+                clReleaseEvent(ev);
+        }
         CLCG_CL(e);
     } else {
         CLCG_CL(clEnqueueWriteBuffer(s->xq, s->sp_in, CL_FALSE, (size_t)s->nrows * sizeof(double),

@@ -145,16 +145,23 @@ clcg_status clcg_halo_shm_setup(clcg_halo *h)
     if (!agreed_ok(h, rc))
         goto no_window;
     /* each sender tells where my part starts in its slot, and its slot's length */
+    /* every call made even after one fails (that request left null), as in the exchange
+       itself: a rank that skipped its sends would leave its neighbours in MPI_Waitall */
     for (int i = 0; i < h->nrecv; i++)
-        LOCAL(mpi_ok(MPI_Irecv(&offs[2 * i], 2, MPI_INT64_T, h->recv_rank[i], 2, h->comm, &rq[i]), "MPI_Irecv"));
+        if (MPI_Irecv(&offs[2 * i], 2, MPI_INT64_T, h->recv_rank[i], 2, h->comm, &rq[i]) != MPI_SUCCESS) {
+            rq[i] = MPI_REQUEST_NULL;
+            LOCAL(mpi_ok(MPI_ERR_OTHER, "MPI_Irecv"));
+        }
     for (int j = 0; j < h->nsend; j++) {
         mine[2 * j] = h->send_ptr[j];
         mine[2 * j + 1] = total;
-        LOCAL(mpi_ok(MPI_Isend(&mine[2 * j], 2, MPI_INT64_T, h->send_rank[j], 2, h->comm, &rq[h->nrecv + j]),
-                     "MPI_Isend"));
+        if (MPI_Isend(&mine[2 * j], 2, MPI_INT64_T, h->send_rank[j], 2, h->comm, &rq[h->nrecv + j]) != MPI_SUCCESS) {
+            rq[h->nrecv + j] = MPI_REQUEST_NULL;
+            LOCAL(mpi_ok(MPI_ERR_OTHER, "MPI_Isend"));
+        }
     }
-    if (st == CLCG_OK)
-        st = mpi_ok(MPI_Waitall(h->nrecv + h->nsend, rq, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (MPI_Waitall(h->nrecv + h->nsend, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+        LOCAL(mpi_ok(MPI_ERR_OTHER, "MPI_Waitall"));
     for (int i = 0; st == CLCG_OK && i < h->nrecv; i++) {
         if (!h->recv_shm[i])
             continue;
