@@ -32,6 +32,8 @@ typedef enum {
     CLCG_DIVERGED_INDEFINITE,   /* p'Ap <= 0: matrix (or preconditioner) not positive definite */
     CLCG_DIVERGED_NANORINF,     /* NaN or Inf in a scalar */
     CLCG_DIVERGED_BREAKDOWN,    /* r'z <= 0 or other loss of the recurrence */
+    CLCG_DIVERGED_RESIDUAL_GAP, /* the recurrences met --rtol, ||b - Ax|| stayed far above what
+                                   rounding explains: the iterates are wrong */
     CLCG_OUTCOME_COUNT
 } clcg_outcome;
 
@@ -64,6 +66,8 @@ const char *clcg_error_message(void);
 void clcg_error_clear(void);
 void clcg_error_trace(const char *file, int line, const char *call, clcg_status s);
 clcg_status clcg_fault_point(int rank, const char *phase);
+/* The same test, without an error: whether CLCG_FAULT names this rank and phase. */
+int clcg_fault_armed(int rank, const char *phase);
 
 #define CLCG_CALL(call)                                                        \
     do {                                                                       \

@@ -102,6 +102,7 @@ typedef struct {
     double true_residual;     /* ||b - A x|| / ||b|| computed afresh */
     double solve_time;        /* seconds, max over ranks */
     int at_limit;             /* converged as far as double precision goes, before --rtol (solve.c) */
+    double attainable;        /* DIVERGED_RESIDUAL_GAP: the true residual rounding could explain */
 } clcg_solve_result;
 
 /* A breakdown (r'z or p'Ap not positive) with the recursive residual already below what

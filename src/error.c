@@ -29,14 +29,15 @@ static const char *const status_names[CLCG_ERR_COUNT] = {
 
 static const char *const outcome_names[CLCG_OUTCOME_COUNT] = {
     "CONVERGED", "DIVERGED_ITS", "DIVERGED_INDEFINITE", "DIVERGED_NANORINF",
-    "DIVERGED_BREAKDOWN"};
+    "DIVERGED_BREAKDOWN", "DIVERGED_RESIDUAL_GAP"};
 
 static const char *const outcome_messages[CLCG_OUTCOME_COUNT] = {
     "converged",
     "iteration limit reached before the tolerance",
     "matrix is not positive definite (p'Ap <= 0)",
     "NaN or Inf in the iteration",
-    "breakdown: preconditioned residual r'z <= 0 (preconditioner not positive definite)"};
+    "breakdown: preconditioned residual r'z <= 0 (preconditioner not positive definite)",
+    "the iterates are wrong: the recurrences met --rtol, ||b-Ax|| did not follow"};
 
 const char *clcg_status_name(clcg_status s)
 {
@@ -112,7 +113,7 @@ void clcg_error_clear(void)
 
 /* Testing aid: CLCG_FAULT=RANK:PHASE makes rank RANK fail at PHASE (load, device, solve),
  * so the tests can show that a fault on one rank ends every rank. */
-clcg_status clcg_fault_point(int rank, const char *phase)
+int clcg_fault_armed(int rank, const char *phase)
 {
     static const char *f;   /* read once: "halo" is asked at every exchange */
     static int read;
@@ -122,10 +123,15 @@ clcg_status clcg_fault_point(int rank, const char *phase)
         read = 1;
     }
     if (!f || !*f)
-        return CLCG_OK;
+        return 0;
     long r = strtol(f, &colon, 10);
-    if (*colon == ':' && r == rank && !strcmp(colon + 1, phase))
-        return clcg_error(CLCG_ERR_DEVICE, "fault injected by CLCG_FAULT=%s", f);
+    return *colon == ':' && r == rank && !strcmp(colon + 1, phase);
+}
+
+clcg_status clcg_fault_point(int rank, const char *phase)
+{
+    if (clcg_fault_armed(rank, phase))
+        return clcg_error(CLCG_ERR_DEVICE, "fault injected by CLCG_FAULT=%s", getenv("CLCG_FAULT"));
     return CLCG_OK;
 }
 

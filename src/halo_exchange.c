@@ -36,6 +36,13 @@ static clcg_status send_wait(clcg_halo *h, const double *send, int copy_out)
 {
     clcg_status st = CLCG_OK;
     const unsigned slot = h->slot = h->parity++ & 1;
+    if (h->nsend && h->send_ptr[h->nsend] && clcg_fault_armed(h->rank, "ghost")) {
+        /* tests (CLCG_FAULT=R:ghost): one value a step late, as a slot read too early would be */
+        static double late;
+        const double now = send[0];
+        ((double *)send)[0] = late;
+        late = now;
+    }
     if (h->nshm_links) {   /* peers on this node find theirs in my window (halo_shm.c) */
         double *mine = h->shm_mine + slot * h->send_ptr[h->nsend];
         for (int i = 0; i < h->nsend && send != mine; i++)

@@ -81,6 +81,12 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     MPI_Comm_size(comm, &size);
     if (rank != 0)
         return;
+    if (res->outcome == CLCG_DIVERGED_RESIDUAL_GAP) {   /* figures that are finite: say them */
+        fprintf(stderr, "clcg-mpi: %s: %s (||b-Ax||/||b|| = %.3e after %lld iterations, where rounding explains "
+                "up to %.1e: a fault in the halo exchange, a device or its memory?)\n", p->name,
+                clcg_outcome_message(res->outcome), res->true_residual, (long long)res->iterations, res->attainable);
+        return;
+    }
     if (res->outcome != CLCG_CONVERGED && res->outcome != CLCG_DIVERGED_ITS) {
         /* breakdown: one message, no figures that may hold NaN */
         fprintf(stderr, "clcg-mpi: %s: %s (CG stopped at iteration %lld)\n", p->name,

@@ -60,10 +60,46 @@ static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
     return st;
 }
 
+/* "Converged as far as double precision goes" is a claim about rounding: x_k drifts from
+ * what the recurrences say by at most about eps k ||A|| max ||x_j|| (Greenbaum, 1997), and
+ * b - Ax itself is computed to about eps ||A|| ||x||.  A true residual that stays above
+ * 64 eps k ||A||_inf ||x|| / ||b|| (||A||_2 <= ||A||_inf for a symmetric A) is not rounding:
+ * the iterates are wrong (a corrupted halo, a faulty device), and the solve says so rather
+ * than call x converged.  Collective. */
+static clcg_status residual_gap(MPI_Comm comm, const clcg_problem *p, clcg_solve_result *res)
+{
+    if (!(res->outcome == CLCG_CONVERGED && res->at_limit))
+        return CLCG_OK;
+    const clcg_csr *A = &p->A;
+    double s[2] = {0.0, 0.0}, amax = 0.0;   /* ||x||^2, ||b||^2; max row sum of |A| */
+    for (int64_t i = 0; i < A->nrows; i++) {
+        double row = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            row += fabs(A->val[k]);
+        amax = fmax(amax, row);
+        s[0] += p->x[i] * p->x[i];
+        s[1] += p->b[i] * p->b[i];
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the attainable residual failed");
+    if (!(s[1] > 0.0))
+        return CLCG_OK;
+    const double k = res->iterations > 1 ? (double)res->iterations : 1.0;
+    res->attainable = 64.0 * DBL_EPSILON * k * amax * sqrt(s[0]) / sqrt(s[1]);
+    if (!(res->true_residual <= res->attainable)) {
+        res->outcome = CLCG_DIVERGED_RESIDUAL_GAP;
+        res->at_limit = 0;
+    }
+    return CLCG_OK;
+}
+
 clcg_status clcg_solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p,
                        clcg_solve_result *res, clcg_run_info *info)
 {
     clcg_status st = precision_limit(solve(comm, o, p, res, info), res);
+    if (st == CLCG_OK)
+        st = clcg_agree(comm, residual_gap(comm, p, res), NULL);
     return st == CLCG_OK ? clcg_problem_unscale(comm, p, o->rtol, res) : st;
 }
 

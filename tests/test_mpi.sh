@@ -262,6 +262,18 @@ for r in 0 1; do
   [ $rc -eq 0 ] && [ "$l" = 0 ] && [ "$wr" = 0 ] && cmp -s "$t/xw0.mtx" "$t/xwf.mtx" && [ ! -s "$t/err" ]
   ok $? "no window on rank $r of 3: solved through MPI (rc=$rc, $l links through shared memory, the same x as through MPI)"
 done
+# a halo value a step late on one rank (CLCG_FAULT=1:ghost, as a window slot read too early
+# would give): the recurrences still meet --rtol, but x does not solve Ax = b; that is said
+# (exit 4, DIVERGED_RESIDUAL_GAP) instead of "converged to the limit of double precision"
+for how in "" "--variant pipelined" --reference; do
+  rm -f "$t/xg.mtx"
+  CLCG_FAULT=1:ghost timeout 120 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:16 $how -o "$t/xg.mtx" \
+    --json "$t/g.json" </dev/null >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 4 ] && [ ! -e "$t/xg.mtx" ] && [ "$(grep -c '^clcg-mpi:' "$t/err")" -eq 1 ] &&
+    grep -q '^clcg-mpi: poisson3d:16,16,16: the iterates are wrong: .*where rounding explains up to' "$t/err" &&
+    grep -q '"outcome": "DIVERGED_RESIDUAL_GAP"' "$t/g.json"
+  ok $? "a stale halo value on rank 1 of 3${how:+, $how}: exit $rc, no solution written, $(grep '^clcg-mpi:' "$t/err" | head -c 150)"
+done
 # the path of several ranks or devices on one rank and device (CLCG_HOST_PATH=1: host
 # reductions, two a iteration, x updated behind them; the one-device path has about one in
 # four iterations), each storage form, and Jacobi as a scaled system: the reference's iterates
