@@ -615,6 +615,8 @@ static clcg_status write_scalars(clcg_slice *s, int first, int count, const doub
  * from the peers', at the speed of pinned memory (one H200, 1 MB: 30 us either way, against
  * 150-215 us for plain host memory; 2026-11-27, bench/RESULTS.md).  Where a buffer cannot
  * be made, or CLCG_HALO_SHM=2, the exchange copies through hpack and hghost instead. */
+static void win_settle_hook(void *c);
+
 static void win_register(cg_ctx *c)
 {
     const clcg_halo *h = &c->p->halo;
@@ -635,10 +637,15 @@ static void win_register(cg_ctx *c)
                                                  2 * (size_t)h->recv_stride[i] * sizeof(double),
                                                  (void *)(h->recv_src[i] - h->recv_off[i]), &e);
     c->win = e == CL_SUCCESS;
+    if (c->win) {
+        c->p->halo.settle = win_settle_hook;
+        c->p->halo.settle_arg = c;
+    }
 }
 
 /* The ghosts taken from the peers' windows are on the device (before this rank tells them,
- * at its next exchange, that they may fill those slots again). */
+ * at its next exchange, that they may fill those slots again: every exchange calls it, the
+ * host's too, through the halo's settle hook). */
 static void win_settle(cg_ctx *c)
 {
     if (c->win_ev) {
@@ -648,9 +655,16 @@ static void win_settle(cg_ctx *c)
     }
 }
 
+static void win_settle_hook(void *c)
+{
+    win_settle(c);
+}
+
 static void win_release(cg_ctx *c)
 {
     win_settle(c);
+    c->p->halo.settle = NULL;
+    c->p->halo.settle_arg = NULL;
     if (c->nwreg && c->s[0].xq)
         clFinish(c->s[0].xq);
     for (int i = 0; i < c->nwreg; i++)

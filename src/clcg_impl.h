@@ -52,6 +52,9 @@ typedef struct {
     double *ghost_dst;           /* where clcg_halo_post_recv was told to put the ghosts */
     unsigned parity;             /* exchanges so far (the next one's slot: parity & 1) */
     unsigned slot;               /* the last exchange's slot */
+    void (*settle)(void *);      /* called before each exchange says a slot is ready: the
+                                    caller's reads of the peers' windows are done (cg_ocl.c) */
+    void *settle_arg;
     int nshm_links;              /* receive neighbours through the window */
 } clcg_halo;
 

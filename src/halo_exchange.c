@@ -36,6 +36,8 @@ static clcg_status send_wait(clcg_halo *h, const double *send, int copy_out)
 {
     clcg_status st = CLCG_OK;
     const unsigned slot = h->slot = h->parity++ & 1;
+    if (h->settle)   /* whatever path exchanges now, no read of a peer's earlier slot is pending */
+        h->settle(h->settle_arg);
     if (h->nsend && h->send_ptr[h->nsend] && clcg_fault_armed(h->rank, "ghost")) {
         /* tests (CLCG_FAULT=R:ghost): one value a step late, as a slot read too early would be */
         static double late;
