@@ -265,7 +265,8 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     if (o->list_devices) {   /* it lists and stops: what would go to a solve does nothing */
         const char *idle = optind < argc ? argv[optind] : o->generate ? "--generate" : o->rhs ? "--rhs"
                          : o->output ? "-o" : o->json ? "--json" : o->write_matrix ? "--write-matrix"
-                         : o->write_binary ? "--write-binary" : o->load_only ? "--load-only" : NULL;
+                         : o->write_binary ? "--write-binary" : o->load_only ? "--load-only"
+                         : o->backend == CLCG_BACKEND_REFERENCE ? "--reference" : NULL;
         if (idle)
             return clcg_error(CLCG_ERR_USAGE, "--list-devices lists the devices and stops, so %s%s%s would do "
                               "nothing: give them in separate runs", optind < argc ? "'" : "", idle,

@@ -305,6 +305,7 @@ usage_error "--list-devices with -o" --list-devices -o "$t/x.mtx"
 usage_error "--list-devices with a matrix" --list-devices "$t/a.mtx"
 usage_error "--list-devices with --generate" --list-devices --generate poisson2d:4
 usage_error "--list-devices with --write-binary" --list-devices --write-binary "$t/a.bin"
+usage_error "--list-devices with --reference" --list-devices --reference
 [ ! -e "$t/a.mtx" ] && [ ! -e "$t/a.bin" ] && [ ! -e "$t/x.mtx" ]; ok $? "nothing written by those"
 # options that do not apply are said to be so, not dropped in silence
 "$CLCG_BIN" --reference --generate poisson2d:6 --variant pipelined >/dev/null 2>"$t/err"; rc=$?
