@@ -82,9 +82,9 @@ clcg_status clcg_halo_shm_setup(clcg_halo *h)
         return CLCG_OK;
 
     int rank_node;
-    st = mpi_ok(MPI_Comm_split_type(h->comm, MPI_COMM_TYPE_SHARED, h->rank, MPI_INFO_NULL, &h->node_comm),
-                "MPI_Comm_split_type");
-    CLCG_CALL(clcg_agree(h->comm, st, NULL));
+    /* no node communicator on some rank: no window, MPI carries every pair */
+    if (!agreed_ok(h, MPI_Comm_split_type(h->comm, MPI_COMM_TYPE_SHARED, h->rank, MPI_INFO_NULL, &h->node_comm)))
+        return CLCG_OK;
     h->shm = CLCG_SHM_COMM;
     MPI_Comm_rank(h->node_comm, &rank_node);
     if (sw[1] > 0) {   /* tests: nodes of CLCG_SHM_RANKS ranks */
