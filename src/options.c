@@ -142,6 +142,33 @@ static clcg_status parse_choice(const char *opt, const char *s, const char *cons
     return clcg_error(CLCG_ERR_USAGE, "--%s: '%s' is not one of %s", opt, s, list);
 }
 
+/* The settings the README gives users through the environment: a value that cannot be meant
+ * is refused, not read as the default (CLCG_HALO_SHM=off would otherwise leave the window on). */
+static clcg_status check_env(void)
+{
+    const char *e = getenv("CLCG_HALO_SHM");
+    if (e && *e && strcmp(e, "0") && strcmp(e, "1") && strcmp(e, "2"))
+        return clcg_error(CLCG_ERR_USAGE, "CLCG_HALO_SHM=%.100s: expected 0 (MPI), 1 (the shared-memory window) or 2 "
+                          "(the window by host copies)", e);
+    e = getenv("CLCG_SHM_RANKS");
+    if (e && *e) {
+        char *end;
+        errno = 0;
+        long v = strtol(e, &end, 10);
+        if (*end || errno || v < 0 || v > 1 << 20)
+            return clcg_error(CLCG_ERR_USAGE, "CLCG_SHM_RANKS=%.100s: expected a whole number of ranks a node, 0 for "
+                              "the whole node", e);
+    }
+    e = getenv("CLCG_SR_ROWS");
+    if (e && *e) {
+        char *end;
+        double v = strtod(e, &end);
+        if (*end || !(v >= 0) || !isfinite(v))
+            return clcg_error(CLCG_ERR_USAGE, "CLCG_SR_ROWS=%.100s: expected a number of rows a device, 0 or more", e);
+    }
+    return CLCG_OK;
+}
+
 clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o, int *exit_now)
 {
     static const char *const precond_names[] = {"none", "jacobi", 0};
@@ -302,7 +329,7 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     if (stop && other)
         return clcg_error(CLCG_ERR_USAGE, "%s stops before the solve, so %s would do nothing: give them in separate runs",
                           stop, other);
-    return CLCG_OK;
+    return check_env();
 }
 
 /* ---- paths ---- */

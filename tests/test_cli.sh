@@ -306,6 +306,16 @@ usage_error "--list-devices with a matrix" --list-devices "$t/a.mtx"
 usage_error "--list-devices with --generate" --list-devices --generate poisson2d:4
 usage_error "--list-devices with --write-binary" --list-devices --write-binary "$t/a.bin"
 usage_error "--list-devices with --reference" --list-devices --reference
+# the settings users give through the environment: a value that cannot be meant is refused
+for v in CLCG_HALO_SHM=off CLCG_HALO_SHM=3 CLCG_SR_ROWS=abc CLCG_SR_ROWS=-1 CLCG_SR_ROWS=nan CLCG_SHM_RANKS=-2 CLCG_SHM_RANKS=x; do
+  env "$v" "$CLCG_BIN" --generate poisson2d:4 -o "$t/xe.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 2 ] && [ ! -e "$t/xe.mtx" ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "^clcg-mpi: $v: expected" "$t/err"
+  ok $? "$v: exit 2 and one message (rc=$rc: $(head -c 100 "$t/err"))"
+done
+for v in CLCG_HALO_SHM=0 CLCG_HALO_SHM=2 CLCG_SR_ROWS=1e6 CLCG_SHM_RANKS=2 CLCG_SHM_RANKS=; do
+  env "$v" "$CLCG_BIN" --generate poisson2d:4 -q 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ]; ok $? "$v: accepted (rc=$rc $(head -c 80 "$t/err"))"
+done
 [ ! -e "$t/a.mtx" ] && [ ! -e "$t/a.bin" ] && [ ! -e "$t/x.mtx" ]; ok $? "nothing written by those"
 # options that do not apply are said to be so, not dropped in silence
 "$CLCG_BIN" --reference --generate poisson2d:6 --variant pipelined >/dev/null 2>"$t/err"; rc=$?
