@@ -945,7 +945,6 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
     }
     if (c->direct) {   /* the pack is the send lists one after another */
         clcg_halo *h = &c->p->halo;
-        win_settle(c);
         clcg_status e = c->win ? clcg_halo_send_wait_keep(h, clcg_halo_send_slot(h))
                                : clcg_halo_send_wait(h, c->s[0].hpack);
         if (st == CLCG_OK)
@@ -1701,7 +1700,6 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             c->variant = "standard";
         c->o = &left;
         st = solve_variant(c, tol2, bnorm, &rc, &run);
-        win_settle(c);
         c->o = given;
         c->variant = variant;
         CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
@@ -1933,7 +1931,6 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             c.launches = c.syncs = 0;
             c.t_exchange = c.t_allreduce = 0.0;
             st = solve_variant(&c, tol2, bnorm, res, &run);
-            win_settle(&c);   /* the host's exchanges (true residual) copy through the window */
             double t = MPI_Wtime() - ts;
             MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
             if (rep >= 0 && rep < CLCG_MAX_REPEATS)
