@@ -194,8 +194,9 @@ static void *run_range(void *arg)
     return NULL;
 }
 
-static char tmp_path[4096];
-static volatile sig_atomic_t tmp_set;
+/* slot 0: the file being written; slot 1: one written, whose rename waits for the others */
+static char tmp_path[2][4096];
+static volatile sig_atomic_t tmp_set[2];
 
 /* The signals whose default ends the process and that a job may be sent (scancel, a time
  * limit, SLURM's --signal without B:, a CPU or file size limit).  The first NALWAYS are taken
@@ -213,8 +214,9 @@ static int ignored[NGUARDED];   /* ignored when the program started (a backgroun
 static void tmp_remove(int sig)
 {
     const int saved = errno;   /* should the handler before ours return */
-    if (tmp_set)
-        unlink(tmp_path);
+    for (int k = 0; k < 2; k++)
+        if (tmp_set[k])
+            unlink(tmp_path[k]);
     for (int i = 0; i < NGUARDED; i++)
         if (guarded[i] == sig) {
             sigaction(sig, &before[i], NULL);
@@ -256,13 +258,15 @@ void clcg_tmp_guard(void)
     }
 }
 
-void clcg_tmp_file(const char *path)
+static void tmp_slot(int k, const char *path)
 {
-    tmp_set = 0;
-    if (path && strlen(path) < sizeof tmp_path) {
-        memcpy(tmp_path, path, strlen(path) + 1);
+    tmp_set[k] = 0;
+    if (path && strlen(path) < sizeof tmp_path[k]) {
+        memcpy(tmp_path[k], path, strlen(path) + 1);
         atomic_signal_fence(memory_order_seq_cst);   /* the name before the flag */
-        tmp_set = 1;
+        tmp_set[k] = 1;
+    }
+    if (tmp_set[0] || tmp_set[1]) {
         for (int i = NALWAYS; i < NGUARDED; i++)   /* as they stand now */
             take(i);
         return;
@@ -272,6 +276,16 @@ void clcg_tmp_file(const char *path)
             sigaction(guarded[i], &before[i], NULL);
             taken[i] = 0;
         }
+}
+
+void clcg_tmp_file(const char *path)
+{
+    tmp_slot(0, path);
+}
+
+void clcg_tmp_held(const char *path)
+{
+    tmp_slot(1, path);
 }
 
 static int sharers = 1;   /* processes of this job on this node */

@@ -185,19 +185,27 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
     return clcg_agree(comm, st, NULL);
 }
 
-/* The solution file written before a later output failed: removed (a regular file only;
+/* The solution file, written in full before the report and the --json record, goes into
+ * place only when they are written too: a run that fails leaves a file of the same name as
+ * it was.  Should that rename fail, the record just written goes too (a regular file only;
  * what went to a device or a pipe is gone). */
-static void remove_solution(MPI_Comm comm, const clcg_options *o, const clcg_solve_result *res)
+static clcg_status place_solution(MPI_Comm comm, const clcg_options *o, clcg_held *held, clcg_status st)
 {
-    struct stat sb;
     int rank;
     MPI_Comm_rank(comm, &rank);
-    if (rank == 0 && o->output && res->outcome == CLCG_CONVERGED && !clcg_out_is_descriptor(o->output) &&
-        stat(o->output, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        char *real = realpath(o->output, NULL);   /* through a link: the file it was written to */
-        unlink(real ? real : o->output);
+    if (st != CLCG_OK) {
+        clcg_held_drop(held);
+        return st;
+    }
+    st = clcg_agree(comm, clcg_held_commit(held), NULL);
+    struct stat sb;
+    if (st != CLCG_OK && rank == 0 && o->json && !clcg_out_is_descriptor(o->json) && stat(o->json, &sb) == 0 &&
+        S_ISREG(sb.st_mode)) {
+        char *real = realpath(o->json, NULL);   /* through a link: the file it was written to */
+        unlink(real ? real : o->json);
         free(real);
     }
+    return st;
 }
 
 int main(int argc, char **argv)
@@ -299,28 +307,18 @@ int main(int argc, char **argv)
         return code;
     }
     code = clcg_exit_code_outcome(res.outcome);
-    if (res.outcome == CLCG_CONVERGED && o.output) {
-        st = clcg_problem_write_solution(comm, &p, o.output);
-        if (st != CLCG_OK)
-            code = fail(comm, st);
-    }
+    clcg_held held = {0};
+    if (res.outcome == CLCG_CONVERGED && o.output)
+        st = clcg_problem_write_solution(comm, &p, o.output, &held);
     if (st == CLCG_OK) {
         clcg_report_summary(comm, &o, &p, &res, &info);
         st = stdout_status(comm);
-        if (st != CLCG_OK) {
-            code = fail(comm, st);
-            remove_solution(comm, &o, &res);   /* a failed run leaves no output */
-        }
     }
-    if (st == CLCG_OK) {
-        if (o.json) {
-            st = clcg_report_json(comm, &o, &p, &res, &info);
-            if (st != CLCG_OK) {
-                code = fail(comm, st);
-                remove_solution(comm, &o, &res);   /* a failed run leaves no output */
-            }
-        }
-    }
+    if (st == CLCG_OK && o.json)
+        st = clcg_report_json(comm, &o, &p, &res, &info);
+    st = place_solution(comm, &o, &held, st);   /* a failed run leaves no output */
+    if (st != CLCG_OK)
+        code = fail(comm, st);
     clcg_solve_info_free(&info);
     clcg_problem_free(&p);
     clcg_allreduce_dd_free();

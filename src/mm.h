@@ -99,6 +99,20 @@ clcg_status clcg_mm_read_vector(const char *path, int64_t n, double **x);
  * partial file ever exists under PATH.  Non-finite values are refused. */
 clcg_status clcg_mm_write_vector(const char *path, const double *x, int64_t n);
 
+/* An output written in full but not yet in place: its temporary file, renamed onto target
+ * by clcg_held_commit or removed by clcg_held_drop (both do nothing when tmp is NULL, as for
+ * an output written in place: a descriptor, a pipe, a device). */
+typedef struct {
+    char *tmp, *target;
+    const char *path;
+} clcg_held;
+
+/* clcg_mm_write_vector, but with held != NULL the rename is left to clcg_held_commit, so that
+ * a run that fails after it (its --json) leaves a file of the same name as it was. */
+clcg_status clcg_mm_write_vector_held(const char *path, const double *x, int64_t n, clcg_held *held);
+clcg_status clcg_held_commit(clcg_held *h);
+void clcg_held_drop(clcg_held *h);
+
 /* Write a single-rank CSR matrix as coordinate real: the lower triangle with
  * "symmetric" if sym != 0, else every entry with "general".  Same temporary file
  * and rename rule. */

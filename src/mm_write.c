@@ -193,9 +193,10 @@ static clcg_status out_flush(mm_out *o)
     return CLCG_OK;
 }
 
-/* Finish: on success flush, sync, close and rename; on any failure remove the
- * temporary file.  Returns the first failure. */
-static clcg_status out_close(mm_out *o, clcg_status st)
+/* Finish: on success flush, sync, close and rename (with held: hand the temporary file and
+ * its target over instead); on any failure remove the temporary file.  Returns the first
+ * failure. */
+static clcg_status out_close_held(mm_out *o, clcg_status st, clcg_held *held)
 {
     if (st == CLCG_OK)
         st = out_flush(o);
@@ -204,6 +205,13 @@ static clcg_status out_close(mm_out *o, clcg_status st)
     if (o->fd >= 0 && close(o->fd) != 0 && st == CLCG_OK)
         st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->path, strerror(errno));
     o->fd = -1;
+    if (st == CLCG_OK && o->tmp && held) {
+        held->tmp = o->tmp;
+        held->target = o->target;
+        held->path = o->path;
+        clcg_tmp_held(o->tmp);
+        o->tmp = o->target = NULL;
+    }
     if (st == CLCG_OK && o->tmp && rename(o->tmp, o->target) != 0)
         st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s into place: %s", o->path, o->tmp,
                         strerror(errno));
@@ -215,6 +223,35 @@ static clcg_status out_close(mm_out *o, clcg_status st)
     free(o->buf);
     o->target = o->tmp = o->buf = NULL;
     return st;
+}
+
+static clcg_status out_close(mm_out *o, clcg_status st)
+{
+    return out_close_held(o, st, NULL);
+}
+
+clcg_status clcg_held_commit(clcg_held *h)
+{
+    clcg_status st = CLCG_OK;
+    if (h->tmp && rename(h->tmp, h->target) != 0) {
+        st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s into place: %s", h->path, h->tmp, strerror(errno));
+        unlink(h->tmp);
+    }
+    clcg_tmp_held(NULL);
+    free(h->tmp);
+    free(h->target);
+    memset(h, 0, sizeof *h);
+    return st;
+}
+
+void clcg_held_drop(clcg_held *h)
+{
+    if (h->tmp)
+        unlink(h->tmp);
+    clcg_tmp_held(NULL);
+    free(h->tmp);
+    free(h->target);
+    memset(h, 0, sizeof *h);
 }
 
 static clcg_status out_room(mm_out *o)
@@ -269,6 +306,11 @@ static clcg_status put_text(mm_out *o, const char *s)
 
 clcg_status clcg_mm_write_vector(const char *path, const double *x, int64_t n)
 {
+    return clcg_mm_write_vector_held(path, x, n, NULL);
+}
+
+clcg_status clcg_mm_write_vector_held(const char *path, const double *x, int64_t n, clcg_held *held)
+{
     mm_out o;
     clcg_status st = CLCG_OK;
     char head[64];
@@ -292,7 +334,7 @@ clcg_status clcg_mm_write_vector(const char *path, const double *x, int64_t n)
         o.len = (size_t)(p - o.buf);
     }
 done:
-    return out_close(&o, st);
+    return out_close_held(&o, st, held);
 }
 
 clcg_status clcg_mm_write_csr(const char *path, const clcg_csr *a, int sym)

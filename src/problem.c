@@ -484,7 +484,7 @@ void clcg_problem_free(clcg_problem *p)
     memset(p, 0, sizeof *p);
 }
 
-clcg_status clcg_problem_write_solution(MPI_Comm comm, const clcg_problem *p, const char *path)
+clcg_status clcg_problem_write_solution(MPI_Comm comm, const clcg_problem *p, const char *path, clcg_held *held)
 {
     int rank, size;
     int *counts = NULL, *displs = NULL;
@@ -510,7 +510,7 @@ clcg_status clcg_problem_write_solution(MPI_Comm comm, const clcg_problem *p, co
         goto out;
     }
     if (rank == 0)
-        st = clcg_mm_write_vector(path, x, p->A.n);
+        st = clcg_mm_write_vector_held(path, x, p->A.n, held);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 out:
     free(counts);

@@ -2,6 +2,7 @@
 #ifndef CLCG_PROBLEM_H
 #define CLCG_PROBLEM_H
 
+#include "mm.h"
 #include "options.h"
 
 typedef struct {
@@ -41,7 +42,8 @@ clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, int6
 void clcg_partition_by_nnz(int64_t n, int size, int64_t (*row_nnz)(int64_t, const void *),
                            const void *ctx, int64_t *row_begin);
 
-/* Gather the solution in global order and write it from rank 0 (tmp file + rename). */
-clcg_status clcg_problem_write_solution(MPI_Comm comm, const clcg_problem *p, const char *path);
+/* Gather the solution in global order and write it from rank 0 (tmp file + rename; with
+ * held != NULL, rank 0's rename is left to clcg_held_commit). */
+clcg_status clcg_problem_write_solution(MPI_Comm comm, const clcg_problem *p, const char *path, clcg_held *held);
 
 #endif

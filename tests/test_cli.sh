@@ -37,6 +37,20 @@ if [ -w /dev/full ]; then
   [ $rc -eq 3 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q '^clcg-mpi: cannot write the report to standard output' "$t/err" &&
     [ ! -e "$t/full.mtx" ] && [ ! -e "$t/full.json" ]
   ok $? "a solve reporting to /dev/full: exit 3, one message, neither -o nor --json left (rc=$rc: $(head -c 200 "$t/err"))"
+  # files of those names from an earlier run stay as they were, and no temporary file is left
+  mkdir "$t/old" && echo "earlier x" >"$t/old/x.mtx" && echo "earlier record" >"$t/old/r.json"
+  "$CLCG_BIN" --generate poisson2d:10 -o "$t/old/x.mtx" --json "$t/old/r.json" >/dev/full 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(cat "$t/old/x.mtx")" = "earlier x" ] && [ "$(cat "$t/old/r.json")" = "earlier record" ] &&
+    [ "$(ls "$t/old" | wc -l)" -eq 2 ]
+  ok $? "a solve reporting to /dev/full leaves the earlier -o and --json files as they were (rc=$rc: $(ls "$t/old" | tr '\n' ' '))"
+  "$CLCG_BIN" --generate poisson2d:10 -o "$t/old/x.mtx" --json /dev/full >/dev/null 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q '^clcg-mpi: /dev/full: cannot write' "$t/err" &&
+    [ "$(cat "$t/old/x.mtx")" = "earlier x" ] && [ "$(ls "$t/old" | wc -l)" -eq 2 ]
+  ok $? "a --json record that cannot be written: exit 3, one message, the earlier -o file as it was (rc=$rc: $(head -c 200 "$t/err"))"
+  "$CLCG_BIN" --generate poisson2d:10 -o "$t/old/x.mtx" --json "$t/old/r.json" >/dev/null 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && head -1 "$t/old/x.mtx" | grep -q '^%%MatrixMarket matrix array' && grep -q '"outcome": "CONVERGED"' "$t/old/r.json" &&
+    [ "$(ls "$t/old" | wc -l)" -eq 2 ]
+  ok $? "the same run with outputs that can be written replaces both (rc=$rc)"
   "$CLCG_BIN" --generate poisson2d:10 -q >/dev/full 2>"$t/err"; rc=$?
   [ $rc -eq 0 ] && [ ! -s "$t/err" ]
   ok $? "-q prints nothing: /dev/full is no fault (rc=$rc)"
