@@ -155,9 +155,11 @@ clcg_status clcg_rows_fit(int64_t n, int nranks, const char *what);
 void clcg_tmp_ignored(void);
 void clcg_tmp_guard(void);
 void clcg_tmp_file(const char *path);
-/* A finished temporary file whose rename waits until the run's other outputs are written
- * (NULL: none): removed on those signals as the one being written is. */
-void clcg_tmp_held(const char *path);
+/* A finished temporary file whose rename waits until the run's other outputs are written:
+ * removed on those signals as the one being written is, until clcg_tmp_release(the slot
+ * returned; 0 where none was free, as never with the two outputs held). */
+int clcg_tmp_hold(const char *path);
+void clcg_tmp_release(int slot);
 /* The temporary name an output TARGET is written under before the rename: TARGET.tmp.PID,
  * or DIR/.clcg-PID.tmp where that would pass the longest file name. */
 void clcg_tmp_name(const char *target, long pid, char *out, size_t len);

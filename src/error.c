@@ -194,9 +194,10 @@ static void *run_range(void *arg)
     return NULL;
 }
 
-/* slot 0: the file being written; slot 1: one written, whose rename waits for the others */
-static char tmp_path[2][4096];
-static volatile sig_atomic_t tmp_set[2];
+/* slot 0: the file being written; 1 and 2: files written, whose renames wait for the others */
+#define NSLOTS 3
+static char tmp_path[NSLOTS][4096];
+static volatile sig_atomic_t tmp_set[NSLOTS];
 
 /* The signals whose default ends the process and that a job may be sent (scancel, a time
  * limit, SLURM's --signal without B:, a CPU or file size limit).  The first NALWAYS are taken
@@ -214,7 +215,7 @@ static int ignored[NGUARDED];   /* ignored when the program started (a backgroun
 static void tmp_remove(int sig)
 {
     const int saved = errno;   /* should the handler before ours return */
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < NSLOTS; k++)
         if (tmp_set[k])
             unlink(tmp_path[k]);
     for (int i = 0; i < NGUARDED; i++)
@@ -261,12 +262,16 @@ void clcg_tmp_guard(void)
 static void tmp_slot(int k, const char *path)
 {
     tmp_set[k] = 0;
+    atomic_signal_fence(memory_order_seq_cst);   /* the flag off before the name changes */
     if (path && strlen(path) < sizeof tmp_path[k]) {
         memcpy(tmp_path[k], path, strlen(path) + 1);
         atomic_signal_fence(memory_order_seq_cst);   /* the name before the flag */
         tmp_set[k] = 1;
     }
-    if (tmp_set[0] || tmp_set[1]) {
+    int any = 0;
+    for (int j = 0; j < NSLOTS; j++)
+        any |= tmp_set[j] != 0;
+    if (any) {
         for (int i = NALWAYS; i < NGUARDED; i++)   /* as they stand now */
             take(i);
         return;
@@ -283,9 +288,20 @@ void clcg_tmp_file(const char *path)
     tmp_slot(0, path);
 }
 
-void clcg_tmp_held(const char *path)
+int clcg_tmp_hold(const char *path)
 {
-    tmp_slot(1, path);
+    for (int k = 1; k < NSLOTS; k++)
+        if (!tmp_set[k]) {
+            tmp_slot(k, path);
+            return tmp_set[k] ? k : 0;
+        }
+    return 0;
+}
+
+void clcg_tmp_release(int slot)
+{
+    if (slot > 0 && slot < NSLOTS)
+        tmp_slot(slot, NULL);
 }
 
 static int sharers = 1;   /* processes of this job on this node */

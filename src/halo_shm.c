@@ -58,9 +58,10 @@ static clcg_status node_ranks(const clcg_halo *h, const int *ranks, int n, int *
     if (st != CLCG_OK)
         return st;
     st = mpi_ok(MPI_Comm_group(h->node_comm, &gn), "MPI_Comm_group");
+    const int have_gn = st == CLCG_OK;
     if (st == CLCG_OK && n > 0)
         st = mpi_ok(MPI_Group_translate_ranks(g, n, ranks, gn, out), "MPI_Group_translate_ranks");
-    if (st == CLCG_OK)
+    if (have_gn)
         MPI_Group_free(&gn);
     MPI_Group_free(&g);
     return st;
@@ -83,8 +84,12 @@ clcg_status clcg_halo_shm_setup(clcg_halo *h)
 
     int rank_node;
     /* no node communicator on some rank: no window, MPI carries every pair */
-    if (!agreed_ok(h, MPI_Comm_split_type(h->comm, MPI_COMM_TYPE_SHARED, h->rank, MPI_INFO_NULL, &h->node_comm)))
+    const int rc_split = MPI_Comm_split_type(h->comm, MPI_COMM_TYPE_SHARED, h->rank, MPI_INFO_NULL, &h->node_comm);
+    if (!agreed_ok(h, rc_split)) {
+        if (rc_split == MPI_SUCCESS)
+            MPI_Comm_free(&h->node_comm);
         return CLCG_OK;
+    }
     h->shm = CLCG_SHM_COMM;
     MPI_Comm_rank(h->node_comm, &rank_node);
     if (sw[1] > 0) {   /* tests: nodes of CLCG_SHM_RANKS ranks */
@@ -184,8 +189,17 @@ clcg_status clcg_halo_shm_setup(clcg_halo *h)
     st = clcg_agree(h->comm, st, NULL);
     goto out;
 no_window:   /* no window to be had here or on some rank (a full /dev/shm, say): MPI carries
-                every pair, as the record's count of links through shared memory then says.  A
-                window some ranks did get is left to MPI_Finalize: freeing it is collective. */
+                every pair, as the record's count of links through shared memory then says.
+                Every rank comes here at the same step; the window is freed (collective over
+                the node) where every rank of the node has it, else left to MPI_Finalize. */
+    {
+        int all = (h->shm & CLCG_SHM_WIN) != 0;
+        if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, h->node_comm) == MPI_SUCCESS && all) {
+            if (h->shm & CLCG_SHM_LOCKED)
+                MPI_Win_unlock_all(h->win);
+            MPI_Win_free(&h->win);
+        }
+    }
     memset(h->send_shm, 0, (size_t)h->nsend + 1);
     memset(h->recv_shm, 0, (size_t)h->nrecv + 1);
     h->nshm_links = 0;

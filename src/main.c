@@ -185,27 +185,20 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
     return clcg_agree(comm, st, NULL);
 }
 
-/* The solution file, written in full before the report and the --json record, goes into
- * place only when they are written too: a run that fails leaves a file of the same name as
- * it was.  Should that rename fail, the record just written goes too (a regular file only;
- * what went to a device or a pipe is gone). */
-static clcg_status place_solution(MPI_Comm comm, const clcg_options *o, clcg_held *held, clcg_status st)
+/* The solution file and the --json record, each written in full to a temporary name, go
+ * into place only once both are written and the report printed: a run that fails leaves
+ * files of those names as they were.  The solution is renamed first; should that rename
+ * fail, the record is not put in place either.  (A device, pipe or descriptor output is
+ * written through in place, before.) */
+static clcg_status place_outputs(MPI_Comm comm, clcg_held *sol, clcg_held *rec, clcg_status st)
 {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    if (st != CLCG_OK) {
-        clcg_held_drop(held);
-        return st;
-    }
-    st = clcg_agree(comm, clcg_held_commit(held), NULL);
-    struct stat sb;
-    if (st != CLCG_OK && rank == 0 && o->json && !clcg_out_is_descriptor(o->json) && stat(o->json, &sb) == 0 &&
-        S_ISREG(sb.st_mode)) {
-        char *real = realpath(o->json, NULL);   /* through a link: the file it was written to */
-        unlink(real ? real : o->json);
-        free(real);
-    }
-    return st;
+    if (st == CLCG_OK)
+        st = clcg_held_commit(sol);
+    if (st == CLCG_OK)
+        st = clcg_held_commit(rec);
+    clcg_held_drop(sol);   /* what is left after a failure (no-ops after a commit) */
+    clcg_held_drop(rec);
+    return clcg_agree(comm, st, NULL);
 }
 
 int main(int argc, char **argv)
@@ -307,16 +300,16 @@ int main(int argc, char **argv)
         return code;
     }
     code = clcg_exit_code_outcome(res.outcome);
-    clcg_held held = {0};
+    clcg_held sol = {0}, rec = {0};
     if (res.outcome == CLCG_CONVERGED && o.output)
-        st = clcg_problem_write_solution(comm, &p, o.output, &held);
+        st = clcg_problem_write_solution(comm, &p, o.output, &sol);
     if (st == CLCG_OK) {
         clcg_report_summary(comm, &o, &p, &res, &info);
         st = stdout_status(comm);
     }
     if (st == CLCG_OK && o.json)
-        st = clcg_report_json(comm, &o, &p, &res, &info);
-    st = place_solution(comm, &o, &held, st);   /* a failed run leaves no output */
+        st = clcg_report_json(comm, &o, &p, &res, &info, &rec);
+    st = place_outputs(comm, &sol, &rec, st);   /* a failed run leaves no output */
     if (st != CLCG_OK)
         code = fail(comm, st);
     clcg_solve_info_free(&info);

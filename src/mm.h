@@ -105,7 +105,11 @@ clcg_status clcg_mm_write_vector(const char *path, const double *x, int64_t n);
 typedef struct {
     char *tmp, *target;
     const char *path;
+    int slot;   /* of the signal guard (clcg_tmp_hold) */
 } clcg_held;
+
+/* Hand tmp and target (malloc'd; owned by h from here) to h, guarded as a held file. */
+void clcg_held_keep(clcg_held *h, char *tmp, char *target, const char *path);
 
 /* clcg_mm_write_vector, but with held != NULL the rename is left to clcg_held_commit, so that
  * a run that fails after it (its --json) leaves a file of the same name as it was. */

@@ -55,7 +55,12 @@ int clcg_out_open_direct(const char *path)
 {
     int fd = out_descriptor(path);
     fflush(NULL);   /* what went to stdout before comes before it */
-    return fd >= 0 ? dup(fd) : open(path, O_WRONLY);
+    if (fd >= 0)
+        return dup(fd);
+    do   /* a FIFO's open waits for its reader: a signal that a library handles may come */
+        fd = open(path, O_WRONLY);
+    while (fd < 0 && errno == EINTR);
+    return fd;
 }
 
 char *clcg_link_end(const char *path)
@@ -137,10 +142,15 @@ const char *clcg_base_of(const char *path)
 void clcg_tmp_name(const char *target, long pid, char *out, size_t len)
 {
     const char *base = clcg_base_of(target);
-    if (strlen(base) + 24 <= 255)   /* NAME_MAX on common file systems */
+    if (strlen(base) + 24 <= 255) {   /* NAME_MAX on common file systems */
         snprintf(out, len, "%s.tmp.%ld", target, pid);
-    else   /* a name near the limit: a short one beside it */
-        snprintf(out, len, "%.*s.clcg-%ld.tmp", (int)(base - target), target, pid);
+    } else {   /* a name near the limit: a short one beside it, told apart by the name's hash
+                  (the outputs of one run are held at once) */
+        uint64_t hash = 1469598103934665603ULL;   /* FNV-1a */
+        for (const unsigned char *c = (const unsigned char *)base; *c; c++)
+            hash = (hash ^ *c) * 1099511628211ULL;
+        snprintf(out, len, "%.*s.clcg-%ld-%016" PRIx64 ".tmp", (int)(base - target), target, pid, hash);
+    }
 }
 
 static clcg_status out_open(mm_out *o, const char *path)
@@ -206,10 +216,7 @@ static clcg_status out_close_held(mm_out *o, clcg_status st, clcg_held *held)
         st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->path, strerror(errno));
     o->fd = -1;
     if (st == CLCG_OK && o->tmp && held) {
-        held->tmp = o->tmp;
-        held->target = o->target;
-        held->path = o->path;
-        clcg_tmp_held(o->tmp);
+        clcg_held_keep(held, o->tmp, o->target, o->path);
         o->tmp = o->target = NULL;
     }
     if (st == CLCG_OK && o->tmp && rename(o->tmp, o->target) != 0)
@@ -230,6 +237,15 @@ static clcg_status out_close(mm_out *o, clcg_status st)
     return out_close_held(o, st, NULL);
 }
 
+void clcg_held_keep(clcg_held *h, char *tmp, char *target, const char *path)
+{
+    h->tmp = tmp;
+    h->target = target;
+    h->path = path;
+    h->slot = clcg_tmp_hold(tmp);
+    clcg_tmp_file(NULL);   /* no longer the file being written */
+}
+
 clcg_status clcg_held_commit(clcg_held *h)
 {
     clcg_status st = CLCG_OK;
@@ -237,7 +253,7 @@ clcg_status clcg_held_commit(clcg_held *h)
         st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s into place: %s", h->path, h->tmp, strerror(errno));
         unlink(h->tmp);
     }
-    clcg_tmp_held(NULL);
+    clcg_tmp_release(h->slot);
     free(h->tmp);
     free(h->target);
     memset(h, 0, sizeof *h);
@@ -248,7 +264,7 @@ void clcg_held_drop(clcg_held *h)
 {
     if (h->tmp)
         unlink(h->tmp);
-    clcg_tmp_held(NULL);
+    clcg_tmp_release(h->slot);
     free(h->tmp);
     free(h->target);
     memset(h, 0, sizeof *h);

@@ -198,7 +198,7 @@ static void json_num(FILE *f, double v)
 }
 
 clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_problem *p,
-                             const clcg_solve_result *res, const clcg_run_info *info)
+                             const clcg_solve_result *res, const clcg_run_info *info, clcg_held *held)
 {
     int rank, size;
     clcg_status st = CLCG_OK;
@@ -299,10 +299,19 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         int bad = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
         if (!bad && !direct && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS)
             bad = errno;
-        if (fclose(f) != 0 || bad || (!direct && rename(tmp, target) != 0)) {
+        if (fclose(f) != 0 || bad || (!direct && !held && rename(tmp, target) != 0)) {
             st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(bad ? bad : errno));
             if (!direct)
                 remove(tmp);
+        } else if (!direct && held) {   /* renamed by clcg_held_commit */
+            char *t = strdup(tmp);
+            if (t) {
+                clcg_held_keep(held, t, target, o->json);
+                target = NULL;
+            } else {
+                remove(tmp);
+                st = clcg_error(CLCG_ERR_MEMORY, "out of memory for a file name");
+            }
         }
         clcg_tmp_file(NULL);
         free(target);

@@ -51,6 +51,13 @@ if [ -w /dev/full ]; then
   [ $rc -eq 0 ] && head -1 "$t/old/x.mtx" | grep -q '^%%MatrixMarket matrix array' && grep -q '"outcome": "CONVERGED"' "$t/old/r.json" &&
     [ "$(ls "$t/old" | wc -l)" -eq 2 ]
   ok $? "the same run with outputs that can be written replaces both (rc=$rc)"
+  # names near the longest a directory takes: the two outputs' temporary names still differ
+  la=$(printf 'a%.0s' $(seq 240)); lb=$(printf 'b%.0s' $(seq 240))
+  mkdir "$t/long" && echo "earlier x" >"$t/long/$la.mtx" && echo "earlier record" >"$t/long/$lb.json"
+  "$CLCG_BIN" --generate poisson2d:10 -o "$t/long/$la.mtx" --json "$t/long/$lb.json" -q 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && head -1 "$t/long/$la.mtx" | grep -q '^%%MatrixMarket matrix array' &&
+    grep -q '"outcome": "CONVERGED"' "$t/long/$lb.json" && [ "$(ls "$t/long" | wc -l)" -eq 2 ]
+  ok $? "-o and --json with names of 244 characters: both written, nothing else left (rc=$rc: $(head -c 200 "$t/err"))"
   "$CLCG_BIN" --generate poisson2d:10 -q >/dev/full 2>"$t/err"; rc=$?
   [ $rc -eq 0 ] && [ ! -s "$t/err" ]
   ok $? "-q prints nothing: /dev/full is no fault (rc=$rc)"
@@ -362,6 +369,21 @@ for sig in TERM USR1 XCPU; do
   ok $? "SIG$sig while --write-matrix writes: ended by it, the temporary file is gone (rc=$rc, seen $seen, left: $(ls -A "$t/sig"))"
   rm -f "$t/sig/"*
 done
+# a job cancelled while the solution file waits for its rename (the --json record going to a
+# FIFO that nobody reads): the waiting file is removed, the earlier one of that name kept
+if mkfifo "$t/sig/r.fifo" 2>/dev/null; then
+  echo "earlier x" >"$t/sig/x.mtx"
+  $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:10 -o "$t/sig/x.mtx" --json "$t/sig/r.fifo" -q & pid=$!
+  i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+  seen=$(ls "$t/sig" | grep -c tmp)
+  kill -TERM "$(ls "$t/sig" | sed -n 's/.*\.tmp\.//p')"; wait $pid; rc=$?
+  [ "$seen" -eq 1 ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = TERM ] && [ "$(cat "$t/sig/x.mtx")" = "earlier x" ] &&
+    [ "$(ls "$t/sig" | tr '\n' ' ')" = "r.fifo x.mtx " ]
+  ok $? "SIGTERM while the solution waits for the --json record: ended by it, the waiting file gone, the earlier one kept (rc=$rc, seen $seen, left: $(ls -A "$t/sig" | tr '\n' ' '))"
+  rm -f "$t/sig/"*
+else
+  skip "SIGTERM while the solution waits for the --json record" "no mkfifo"
+fi
 # a signal ignored when the program starts (SIGINT of a background job, as in a script's
 # `cmd &`) stays ignored while it writes, although the OpenCL runtime's LLVM, loaded inside
 # MPI_Init, installs a handler for it: the file is written and the run ends well
