@@ -148,10 +148,11 @@ clcg_status clcg_rows_fit(int64_t n, int nranks, const char *what);
 
 /* The temporary file being written (NULL: none): removed should SIGTERM, SIGINT or SIGHUP
  * end the process (a job cancelled or past its time limit), or SIGQUIT, SIGUSR1, SIGUSR2,
- * SIGALRM, SIGXCPU or SIGXFSZ where nothing else handles them while it is written; then the
- * signal takes its usual course.  clcg_tmp_guard installs the first three handlers.  A signal
- * ignored when the program started (as a background job's SIGINT is) stays ignored:
- * clcg_tmp_ignored notes which, before any library (MPI_Init) installs handlers of its own. */
+ * SIGALRM, SIGXCPU or SIGXFSZ where they end the process; then the signal takes its usual
+ * course.  clcg_tmp_ignored, called before any library (MPI_Init) installs handlers of its
+ * own, notes which signals are ignored (as a background job's SIGINT is; they stay ignored)
+ * and takes the last six beneath those libraries; clcg_tmp_guard, after MPI_Init, takes the
+ * first three over theirs. */
 void clcg_tmp_ignored(void);
 void clcg_tmp_guard(void);
 void clcg_tmp_file(const char *path);

@@ -201,10 +201,13 @@ static volatile sig_atomic_t tmp_set[NSLOTS];
 
 /* The signals whose default ends the process and that a job may be sent (scancel, a time
  * limit, SLURM's --signal without B:, a CPU or file size limit).  The first NALWAYS are taken
- * over from the start unless ignored (their handlers, MPI's among them, end the process).
- * The others only while a temporary file exists, and only where they would end the process
- * then: a library that handles one (an OpenCL runtime catches SIGUSR1) lets the process go
- * on, and then the file being written must stay. */
+ * over after MPI_Init unless ignored (their handlers, MPI's among them, end the process).
+ * The others are taken before MPI_Init, where they would end the process, so that they lie
+ * beneath any handler a library installs there: one that ends the process by putting back
+ * the handler before it and raising the signal again (PoCL's LLVM does so for SIGUSR2) comes
+ * to ours, and one that lets the process go on (an OpenCL runtime's SIGUSR1) keeps the file
+ * being written, as it must.  Once taken they stay: with no temporary file, ours does what
+ * was there before. */
 static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ};
 #define NGUARDED ((int)(sizeof guarded / sizeof guarded[0]))
 #define NALWAYS 3
@@ -229,11 +232,12 @@ static void tmp_remove(int sig)
 
 static void take(int i)
 {
-    struct sigaction sa;
-    if (taken[i] || ignored[i] || sigaction(guarded[i], NULL, &before[i]) != 0 || before[i].sa_handler == SIG_IGN)
+    struct sigaction sa, cur;
+    if (taken[i] || ignored[i] || sigaction(guarded[i], NULL, &cur) != 0 || cur.sa_handler == SIG_IGN)
         return;
-    if (i >= NALWAYS && (before[i].sa_handler != SIG_DFL || (before[i].sa_flags & SA_SIGINFO)))
+    if (i >= NALWAYS && (cur.sa_handler != SIG_DFL || (cur.sa_flags & SA_SIGINFO)))
         return;
+    before[i] = cur;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = tmp_remove;
     sigemptyset(&sa.sa_mask);
@@ -246,6 +250,8 @@ void clcg_tmp_ignored(void)
         struct sigaction sa;
         ignored[i] = sigaction(guarded[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
     }
+    for (int i = NALWAYS; i < NGUARDED; i++)   /* beneath what MPI_Init's libraries install */
+        take(i);
 }
 
 void clcg_tmp_guard(void)
@@ -271,16 +277,9 @@ static void tmp_slot(int k, const char *path)
     int any = 0;
     for (int j = 0; j < NSLOTS; j++)
         any |= tmp_set[j] != 0;
-    if (any) {
-        for (int i = NALWAYS; i < NGUARDED; i++)   /* as they stand now */
+    if (any)
+        for (int i = NALWAYS; i < NGUARDED; i++)   /* as they stand now, where not yet taken */
             take(i);
-        return;
-    }
-    for (int i = NALWAYS; i < NGUARDED; i++)
-        if (taken[i]) {
-            sigaction(guarded[i], &before[i], NULL);
-            taken[i] = 0;
-        }
 }
 
 void clcg_tmp_file(const char *path)

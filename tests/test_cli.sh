@@ -369,6 +369,15 @@ for sig in TERM USR1 XCPU; do
   ok $? "SIG$sig while --write-matrix writes: ended by it, the temporary file is gone (rc=$rc, seen $seen, left: $(ls -A "$t/sig"))"
   rm -f "$t/sig/"*
 done
+# a singleton, where a library loaded in MPI_Init (PoCL's LLVM) takes SIGUSR2 and ends the
+# process itself: the temporary file is still removed
+"$CLCG_BIN" --generate poisson3d:100 --write-matrix "$t/sig/A.mtx" -q 2>/dev/null & pid=$!
+i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+seen=$(ls "$t/sig" | grep -c tmp)
+kill -USR2 $pid; wait $pid; rc=$?
+[ "$seen" -eq 1 ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = USR2 ] && [ -z "$(ls -A "$t/sig")" ]
+ok $? "SIGUSR2 to a singleton while --write-matrix writes: ended by it, the temporary file is gone (rc=$rc, seen $seen, left: $(ls -A "$t/sig"))"
+rm -f "$t/sig/"*
 # a job cancelled while the solution file waits for its rename (the --json record going to a
 # FIFO that nobody reads): the waiting file is removed, the earlier one of that name kept
 if mkfifo "$t/sig/r.fifo" 2>/dev/null; then
