@@ -75,6 +75,11 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
                             const clcg_gidx *gcol, clcg_csr *A, clcg_halo *h);
 /* Fill the ghost part x[nrows .. nrows+nghost) from the owners (x has ncols entries). */
 clcg_status clcg_halo_exchange(clcg_halo *h, double *x);
+/* The same ghosts through MPI's messages alone (tag CLCG_TAG_PLAIN), for the check of a
+ * solve's result: it takes no part of the path it checks (the node's window, the test
+ * hooks of the exchange). */
+#define CLCG_TAG_PLAIN 3
+clcg_status clcg_halo_exchange_plain(clcg_halo *h, double *x);
 /* Neighbour mode in two steps, with no copy on the host: the receives into ghost[0..nghost)
  * (posted first), then the sends of send[0..send_ptr[nsend]), the entries of send_idx in
  * that order, and the wait for all of them. */

@@ -235,8 +235,8 @@ int main(int argc, char **argv)
     memset(&info, 0, sizeof info);
 
     st = same_arguments(comm, argc, argv);
-    if (st == CLCG_OK)
-        st = clcg_options_parse(argc, argv, rank, &o, &exit_now);
+    if (st == CLCG_OK)   /* the same arguments, but the CLCG_* switches it checks may differ */
+        st = clcg_agree(comm, clcg_options_parse(argc, argv, rank, &o, &exit_now), NULL);
     if (st == CLCG_OK && !exit_now && !o.list_devices)
         st = clcg_options_check_paths(comm, &o);
     if (st != CLCG_OK || exit_now) {
