@@ -1712,13 +1712,13 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         res->iterations += rc.iterations;
         info->iterations_run += run;
         info->refinements++;
+        out_of_its = rc.outcome == CLCG_DIVERGED_ITS;   /* cut short by the limit, helping or not */
         if (!(rel < res->true_residual)) {   /* it did not help: x as it was */
             memcpy(p->x, r, (size_t)p->A.nrows * sizeof *r);
             last = 0;
             break;
         }
         last = rc.outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(&rc);
-        out_of_its = rc.outcome == CLCG_DIVERGED_ITS;
         res->true_residual = rel;
         res->rel_residual = rc.rel_residual;   /* the correction's: of b - A(x + d), as x is now */
         if (check && !last)   /* the standard form broke down too: the breakdown stands */

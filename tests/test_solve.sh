@@ -82,6 +82,21 @@ for who in --reference ""; do
   ok $? "${who:-device}, --rtol 1e-20: converged to the limit of double precision, said in the report and the record (true residual $tr, rc=$rc)"
 done
 
+# a correction cut short by --max-iterations is the iteration limit (exit 1), not "the limit
+# of double precision": that is said only once a correction ran its course without helping
+m=${CLCG_MATRICES:-}/spd/494_bus.mtx
+if [ -f "$m" ]; then
+  "$CLCG_BIN" "$m" --rtol 1e-15 --json "$t/lim.json" -q; ra=$?
+  "$CLCG_BIN" "$m" --rtol 1e-15 --max-iterations 472 --json "$t/cut.json" -q 2>"$t/err"; rb=$?
+  ia=$(json_num "$t/lim.json" iterations); ib=$(json_num "$t/cut.json" iterations); tb=$(json_num "$t/cut.json" true)
+  [ $ra -eq 0 ] && grep -q '"outcome": "CONVERGED", "at_precision_limit": true' "$t/lim.json" && [ "$ia" -gt 472 ] &&
+    [ $rb -eq 1 ] && grep -q '"outcome": "DIVERGED_ITS", "at_precision_limit": false' "$t/cut.json" &&
+    grep -q 'iteration limit reached' "$t/err" && ! le "$tb" 2e-15
+  ok $? "494_bus, --rtol 1e-15: at the limit after $ia iterations; with --max-iterations 472, the iteration limit (rc=$rb, true residual $tb)"
+else
+  skip "a correction cut short by --max-iterations" "CLCG_MATRICES not found"
+fi
+
 # tuning: a forced search and the defaults give the same answer up to rounding (one device:
 # its record says how its shapes were found)
 "$CLCG_BIN" --generate poisson3d:12 --devices-per-rank 1 --tune --tune-cache "$t/tune.txt" --json "$t/a.json" -q; ra=$?
