@@ -893,7 +893,8 @@ static clcg_status check_header(const char *path, clcg_mm_header *h, int kind, i
         if (nr == 0)
             return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": the matrix is 0 x 0", path, sl);
     } else {
-        if (h->type[2] == 'P' || h->type[3] != 'G')
+        /* 1 x 1 marked symmetric (scipy's mmwrite does so) is the same vector */
+        if (h->type[2] == 'P' || (h->type[3] != 'G' && !(h->type[3] == 'S' && nr == 1 && nc == 1)))
             return clcg_error(CLCG_ERR_INPUT, "%s:1: a vector must be 'real general' or "
                               "'integer general'", path);
         if (nc != 1)

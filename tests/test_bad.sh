@@ -109,6 +109,20 @@ done
 timeout 60 "$CLCG_BIN" --generate poisson2d:5 --rhs "$t/A.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] && grep -q 'A.bin: a clcg binary matrix' "$t/err"
 ok $? "a binary matrix as --rhs: exit $rc, $(head -c 160 "$t/err")"
+# a 1 x 1 right-hand side marked symmetric (as scipy's mmwrite writes it) is that vector; a
+# longer one marked so is refused
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n1 1 1\n1 1 4\n' >"$t/one.mtx"
+printf '%%%%MatrixMarket matrix array real symmetric\n1 1\n2.5\n' >"$t/one_b.mtx"
+printf '%%%%MatrixMarket matrix array real symmetric\n2 1\n2.5\n1\n' >"$t/two_b.mtx"
+for np in 1 2; do
+  rm -f "$t/x.mtx"
+  timeout 60 $MPIEXEC -n $np "$CLCG_BIN" "$t/one.mtx" --rhs "$t/one_b.mtx" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && [ "$(tail -n 1 "$t/x.mtx")" = 0.625 ] && [ ! -s "$t/err" ]
+  ok $? "a 1 x 1 --rhs marked symmetric, $np rank(s): x = 2.5/4 = $(tail -n 1 "$t/x.mtx" 2>/dev/null) (rc=$rc)"
+done
+timeout 60 "$CLCG_BIN" --generate poisson2d:2,1 --rhs "$t/two_b.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q "two_b.mtx:1: a vector must be 'real general'" "$t/err"
+ok $? "a 2 x 1 --rhs marked symmetric: exit $rc, $(head -c 160 "$t/err")"
 # more than 16 MiB of comments before the size line: refused, the line it stops in named
 { printf '%%%%MatrixMarket matrix coordinate real symmetric\n'
   awk 'BEGIN { for (i = 0; i < 300000; i++) printf "%% header comment line number %030d\n", i }'
