@@ -1664,6 +1664,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
                       (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE) &&
                       isfinite(res->true_residual);
     int last = 0;       /* the last correction converged */
+    int conv = 0;       /* some correction converged (and helped) */
     int out_of_its = 0; /* the corrections used up what --max-iterations left */
     if (!(res->outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(res) || check))
         return CLCG_OK;
@@ -1719,9 +1720,13 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             break;
         }
         last = rc.outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(&rc);
+        conv |= last;
         res->true_residual = rel;
         res->rel_residual = rc.rel_residual;   /* the correction's: of b - A(x + d), as x is now */
-        if (check && !last)   /* the standard form broke down too: the breakdown stands */
+        /* the standard form broke down too: the breakdown stands where none of its solves
+           converged; after one that did, this is its rounding at the limit, as where the
+           standard variant's own corrections break down */
+        if (check && !last)
             break;
         double *t = r;   /* d holds the new residual: next round's right-hand side */
         r = d;
@@ -1731,7 +1736,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         res->outcome = CLCG_CONVERGED;
     } else if (out_of_its) {   /* --max-iterations reached before the true residual met --rtol */
         res->outcome = CLCG_DIVERGED_ITS;
-    } else if (res->outcome == CLCG_CONVERGED || (check && last)) {
+    } else if (res->outcome == CLCG_CONVERGED || (check && conv)) {
         res->outcome = CLCG_CONVERGED;
         res->at_limit = 1;
     }

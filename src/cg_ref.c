@@ -66,10 +66,9 @@ clcg_status clcg_residual(const clcg_csr *A, clcg_halo *h, const double *b, doub
     /* apart from the solver's exchange (its window, its hooks); a fault in one rank's
        exchange is every rank's here, before the reduction below */
     CLCG_CALL(clcg_agree(h->comm, clcg_halo_exchange_plain(h, x), NULL));
-    clcg_spmv_ref(A, x, r);
+    clcg_residual_rows(A, x, b, r);
     s[0] = s[1] = 0.0;
     for (int64_t i = 0; i < A->nrows; i++) {
-        r[i] = b[i] - r[i];
         s[0] += r[i] * r[i];
         s[1] += b[i] * b[i];
     }

@@ -154,6 +154,8 @@ static inline void clcg_dd_acc(double *a, double t)
 
 /* Reference kernels (never optimized: the test oracle). */
 void clcg_spmv_ref(const clcg_csr *A, const double *x, double *y);
+/* r = b - A*x for the local rows, each row summed in twice the working precision. */
+void clcg_residual_rows(const clcg_csr *A, const double *x, const double *b, double *r);
 double clcg_dot_ref(int64_t n, const double *x, const double *y);
 void clcg_dot_dd(int64_t n, const double *x, const double *y, double *d);
 void clcg_axpy_ref(int64_t n, double a, const double *x, double *y);

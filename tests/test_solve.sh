@@ -270,6 +270,21 @@ for v in pipelined single-reduction; do
     ok $? "an indefinite 3 x 3, $v, $np rank(s): still exit 4 (rc=$rc)"
   done
 done
+# a chain Laplacian shifted by 1e-10 (SPD, condition about 1e10): pipelined breaks down, the
+# standard form's corrections converge, and a later one breaks down in rounding, as the
+# standard variant's own do there: converged, not "not positive definite" (it was exit 4)
+awk 'BEGIN { n = 300; printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, 2 * n - 1
+             for (i = 1; i <= n; i++) { printf "%d %d %.17g\n", i, i, (i == 1 || i == n ? 1 : 2) + 1e-10
+                                        if (i < n) printf "%d %d -1\n", i + 1, i } }' >"$t/chain.mtx"
+for np in 1 2; do
+  rm -f "$t/x.mtx"
+  timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$t/chain.mtx" --variant pipelined -o "$t/x.mtx" --json "$t/pr.json" \
+    >"$t/out" 2>"$t/err"; rc=$?
+  r=$(residual "$t/chain.mtx" "$t/x.mtx" 2>/dev/null)
+  [ $rc -eq 0 ] && le "$r" 2e-8 && grep -q '"first_solve": {"outcome": "DIVERGED_INDEFINITE"' "$t/pr.json" &&
+    grep -q '"correction_variant": "standard"' "$t/pr.json" && [ ! -s "$t/err" ]
+  ok $? "chain Laplacian + 1e-10 I, pipelined, $np rank(s): rescued by the standard form, exit $rc, true residual $r $(head -c 120 "$t/err")"
+done
 # values far from 1: b'b, p'Ap and the residuals would leave double range (b'b of 1e-170
 # entries is 0, so every residual read 0/0: "converged" at once with x wrong); the system is
 # scaled by powers of two for the solve, x (as given) checked against the ones it must be
