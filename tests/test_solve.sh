@@ -73,26 +73,37 @@ done
 grep -q '"outcome": "CONVERGED", "at_precision_limit": false' "$t/p.json"; ok $? "JSON record says CONVERGED, not at the precision limit"
 # a --rtol under what double precision reaches: the reference (no correction solves) stopped on
 # its recursive residual and said plain "converged" with the true one 1e5-1e6 times above; it
-# says that it reached the limit, as the device path does
+# says that it reached the limit.  The device path's corrections, whose right-hand sides are
+# residuals summed in twice the working precision, may bring x to the exact ones of b = A*1
+# (true residual 0): then plain "converged" is right; else it says the limit, as the reference
+at_limit_said() {  # FILE.out FILE.json TRUE: the limit said in both, true residual above 2e-20
+  grep -q "converged in .*(to the limit of double precision, above --rtol)" "$1" &&
+    grep -q '"outcome": "CONVERGED", "at_precision_limit": true' "$2" && ! le "$3" 2e-20 && le "$3" 1e-12
+}
 for who in --reference ""; do
   "$CLCG_BIN" $who --generate poisson2d:30 --rtol 1e-20 --json "$t/lim.json" >"$t/out" 2>&1; rc=$?
   tr=$(json_num "$t/lim.json" true)
-  [ $rc -eq 0 ] && grep -q "converged in .*(to the limit of double precision, above --rtol)" "$t/out" &&
-    grep -q '"outcome": "CONVERGED", "at_precision_limit": true' "$t/lim.json" && ! le "$tr" 2e-20 && le "$tr" 1e-12
-  ok $? "${who:-device}, --rtol 1e-20: converged to the limit of double precision, said in the report and the record (true residual $tr, rc=$rc)"
+  if [ -n "$who" ]; then
+    [ $rc -eq 0 ] && at_limit_said "$t/out" "$t/lim.json" "$tr"
+  else
+    [ $rc -eq 0 ] && { at_limit_said "$t/out" "$t/lim.json" "$tr" ||
+      { grep -q '^converged in [0-9]* iterations$' "$t/out" && le "$tr" 2e-20 &&
+        grep -q '"outcome": "CONVERGED", "at_precision_limit": false' "$t/lim.json"; }; }
+  fi
+  ok $? "${who:-device}, --rtol 1e-20: converged, to the limit of double precision where the true residual stays above 2e-20, said in the report and the record (true residual $tr, rc=$rc)"
 done
 
 # a correction cut short by --max-iterations is the iteration limit (exit 1), not "the limit
 # of double precision": that is said only once a correction ran its course without helping
-m=${CLCG_MATRICES:-}/spd/494_bus.mtx
+m=${CLCG_MATRICES:-}/spd/bcsstk05.mtx
 if [ -f "$m" ]; then
-  "$CLCG_BIN" "$m" --rtol 1e-15 --json "$t/lim.json" -q; ra=$?
-  "$CLCG_BIN" "$m" --rtol 1e-15 --max-iterations 472 --json "$t/cut.json" -q 2>"$t/err"; rb=$?
+  "$CLCG_BIN" "$m" --rtol 1e-17 --json "$t/lim.json" -q; ra=$?
+  "$CLCG_BIN" "$m" --rtol 1e-17 --max-iterations 215 --json "$t/cut.json" -q 2>"$t/err"; rb=$?
   ia=$(json_num "$t/lim.json" iterations); ib=$(json_num "$t/cut.json" iterations); tb=$(json_num "$t/cut.json" true)
-  [ $ra -eq 0 ] && grep -q '"outcome": "CONVERGED", "at_precision_limit": true' "$t/lim.json" && [ "$ia" -gt 472 ] &&
+  [ $ra -eq 0 ] && grep -q '"outcome": "CONVERGED", "at_precision_limit": true' "$t/lim.json" && [ "$ia" -gt 215 ] &&
     [ $rb -eq 1 ] && grep -q '"outcome": "DIVERGED_ITS", "at_precision_limit": false' "$t/cut.json" &&
-    grep -q 'iteration limit reached' "$t/err" && ! le "$tb" 2e-15
-  ok $? "494_bus, --rtol 1e-15: at the limit after $ia iterations; with --max-iterations 472, the iteration limit (rc=$rb, true residual $tb)"
+    grep -q 'iteration limit reached' "$t/err" && ! le "$tb" 2e-17
+  ok $? "bcsstk05, --rtol 1e-17: at the limit after $ia iterations; with --max-iterations 215, the iteration limit (rc=$rb, true residual $tb)"
 else
   skip "a correction cut short by --max-iterations" "CLCG_MATRICES not found"
 fi
@@ -150,8 +161,8 @@ for how in "" --reference "--variant single-reduction" "--variant pipelined"; do
   lim=1e-14; [ "$how" = "--variant pipelined" ] && lim=1e-10
   "$CLCG_BIN" $how "$t/p2d.mtx" --rtol 1e-300 --max-iterations 100000 -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
   r=$(residual "$t/p2d.mtx" "$t/x.mtx")
-  [ $rc -eq 0 ] && grep -q 'to the limit of double precision' "$t/out" && le "$r" $lim
-  ok $? "--rtol 1e-300 ${how:-(device)}: converged to the limit (rc=$rc), true residual $r <= $lim $(head -c 100 "$t/err")"
+  [ $rc -eq 0 ] && { grep -q 'to the limit of double precision' "$t/out" || le "$r" 2e-300; } && le "$r" $lim
+  ok $? "--rtol 1e-300 ${how:-(device)}: converged, to the limit where not exact (rc=$rc), true residual $r <= $lim $(head -c 100 "$t/err")"
 done
 # the reference too stops where r'r leaves double's normal range: with this right-hand side
 # (30 random entries) its residual went on below 1e-160, then grew until NaN (exit 4)
@@ -206,7 +217,7 @@ for v in standard single-reduction pipelined; do   # p2d.mtx: poisson2d:30
   "$CLCG_BIN" "$t/p2d.mtx" --variant $v --rtol 1e-300 --max-iterations 8000 --json "$t/b.json" -q; rc2=$?
   a=$(json_num "$t/a.json" iterations); b=$(json_num "$t/b.json" iterations); r=$(residual "$t/p2d.mtx" "$t/x.mtx")
   [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ "$a" = "$b" ] && [ "$a" -lt 8000 ] && le "$r" 1e-14 &&
-    grep -q 'to the limit of double precision' "$t/out"
+    { grep -q 'to the limit of double precision' "$t/out" || le "$r" 2e-300; }
   ok $? "--rtol 1e-300, $v, poisson2d:30: $a iterations with the default limit, $b with 8000, true residual $r (rc=$rc/$rc2)"
 done
 # the pipelined recurrences drift from b - Ax: once its recursive residual meets --rtol, the
@@ -245,9 +256,14 @@ for v in pipelined single-reduction; do
     [ $rc -eq 1 ] && [ "$it" -le 450 ] && [ ! -e "$t/x.mtx" ] && grep -q 'iteration limit' "$t/out"
     ok $? "indefinite block, $v, --max-iterations 450, $np rank(s): $it iterations, exit $rc (iteration limit)"
     rm -f "$t/x.mtx"
-    timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$t/lapind.mtx" --rhs "$t/lapind_b.mtx" --variant $v -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
-    [ $rc -eq 4 ] && [ ! -e "$t/x.mtx" ] && grep -q 'not positive definite' "$t/err"
-    ok $? "indefinite block, $v, no limit, $np rank(s): exit $rc, not positive definite"
+    # no limit: the standard form's corrections either break down too (exit 4) or run to the
+    # default limit without converging (exit 1, the first solve's breakdown in the record)
+    timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$t/lapind.mtx" --rhs "$t/lapind_b.mtx" --variant $v -o "$t/x.mtx" \
+      --json "$t/pr.json" >"$t/out" 2>"$t/err"; rc=$?
+    [ ! -e "$t/x.mtx" ] && { { [ $rc -eq 4 ] && grep -q 'not positive definite' "$t/err"; } ||
+      { [ $rc -eq 1 ] && grep -q 'iteration limit' "$t/out" &&
+        grep -q '"first_solve": {"outcome": "DIVERGED_\(INDEFINITE\|BREAKDOWN\)"' "$t/pr.json"; }; }
+    ok $? "indefinite block, $v, no limit, $np rank(s): exit $rc, not converged, no solution written $(head -c 100 "$t/err")"
   done
 done
 for v in pipelined single-reduction; do
@@ -356,8 +372,9 @@ for np in 1 2; do
   ok $? "b = (1e-315, 0, 0, 0), --rtol 1e-9, $np rank(s): refused, exit $rc"
   timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/four.mtx" --rhs "$t/tc.mtx" --rtol 1e-16 -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
   tr=$(json_num "$t/s.json" true)
-  [ $rc -eq 0 ] && [ -s "$t/x.mtx" ] && le "$tr" 1e-12 && grep -q 'to the limit of double precision, above --rtol' "$t/out"
-  ok $? "b = (2e-307, 0, 0, 0), --rtol 1e-16, $np rank(s): x as written at $tr, converged to the limit (rc=$rc)"
+  [ $rc -eq 0 ] && [ -s "$t/x.mtx" ] && le "$tr" 1e-12 &&
+    { grep -q 'to the limit of double precision, above --rtol' "$t/out" || { le "$tr" 2e-16 && grep -q '^converged in' "$t/out"; }; }
+  ok $? "b = (2e-307, 0, 0, 0), --rtol 1e-16, $np rank(s): x as written at $tr, converged (to the limit where above 2e-16; rc=$rc)"
 done
 for np in 1 2; do
   rm -f "$t/x.mtx"
