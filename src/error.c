@@ -233,7 +233,14 @@ static void tmp_remove(int sig)
 static void take(int i)
 {
     struct sigaction sa, cur;
-    if (taken[i] || ignored[i] || sigaction(guarded[i], NULL, &cur) != 0 || cur.sa_handler == SIG_IGN)
+    if (ignored[i] || sigaction(guarded[i], NULL, &cur) != 0 || cur.sa_handler == SIG_IGN)
+        return;
+    /* taken over the libraries' (the first NALWAYS), but put back since by one of them
+       (PoCL's LLVM, handling SIGQUIT and going on, restores what it found in MPI_Init):
+       taken again, over what is there now */
+    if (taken[i] && i < NALWAYS && cur.sa_handler != tmp_remove)
+        taken[i] = 0;
+    if (taken[i])
         return;
     if (i >= NALWAYS && (cur.sa_handler != SIG_DFL || (cur.sa_flags & SA_SIGINFO)))
         return;
@@ -256,13 +263,13 @@ void clcg_tmp_ignored(void)
 
 void clcg_tmp_guard(void)
 {
-    for (int i = 0; i < NALWAYS; i++) {
+    for (int i = 0; i < NGUARDED; i++)
         /* ignored from the start but taken over since (the OpenCL runtime's LLVM, loaded
            inside MPI_Init, installs handlers that end the process): ignored again */
         if (ignored[i])
             signal(guarded[i], SIG_IGN);
+    for (int i = 0; i < NALWAYS; i++)
         take(i);
-    }
 }
 
 static void tmp_slot(int k, const char *path)
@@ -278,7 +285,7 @@ static void tmp_slot(int k, const char *path)
     for (int j = 0; j < NSLOTS; j++)
         any |= tmp_set[j] != 0;
     if (any)
-        for (int i = NALWAYS; i < NGUARDED; i++)   /* as they stand now, where not yet taken */
+        for (int i = 0; i < NGUARDED; i++)   /* as they stand now */
             take(i);
 }
 

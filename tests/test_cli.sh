@@ -378,6 +378,20 @@ kill -USR2 $pid; wait $pid; rc=$?
 [ "$seen" -eq 1 ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = USR2 ] && [ -z "$(ls -A "$t/sig")" ]
 ok $? "SIGUSR2 to a singleton while --write-matrix writes: ended by it, the temporary file is gone (rc=$rc, seen $seen, left: $(ls -A "$t/sig"))"
 rm -f "$t/sig/"*
+# a background job of a script (SIGQUIT ignored from the start): a SIGQUIT stays ignored and
+# leaves the guard of the temporary file in place; SIGTERM after it still removes the file
+# (the solution held while its --json record waits on a FIFO that nobody reads)
+if mkfifo "$t/sig/q.fifo" 2>/dev/null; then
+  (trap '' QUIT; exec "$CLCG_BIN" --generate poisson2d:10 -o "$t/sig/x.mtx" --json "$t/sig/q.fifo" -q) 2>/dev/null & pid=$!
+  i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+  seen=$(ls "$t/sig" | grep -c tmp)
+  kill -QUIT $pid; sleep 0.3; kill -TERM $pid; wait $pid; rc=$?
+  [ "$seen" -eq 1 ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = TERM ] && [ "$(ls -A "$t/sig")" = q.fifo ]
+  ok $? "SIGQUIT ignored from the start, then SIGTERM while the solution waits: ended by TERM, the waiting file gone (rc=$rc, seen $seen, left: $(ls -A "$t/sig" | tr '\n' ' '))"
+  rm -f "$t/sig/"*
+else
+  skip "SIGQUIT ignored from the start, then SIGTERM" "no mkfifo"
+fi
 # a job cancelled while the solution file waits for its rename (the --json record going to a
 # FIFO that nobody reads): the waiting file is removed, the earlier one of that name kept
 if mkfifo "$t/sig/r.fifo" 2>/dev/null; then
