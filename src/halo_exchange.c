@@ -8,20 +8,45 @@
 /* Each rank does its whole part of the exchange even where one of its calls fails (that
  * request is left null), so no neighbour waits for it; the fault is returned, and every rank
  * learns of it at the next reduction. */
-clcg_status clcg_halo_post_recv(clcg_halo *h, double *ghost)
+/* The receives into ghost[] (requests 0..nrecv) and the sends of send[] (after them), one
+ * message a neighbour: a pair on the window only words that its entries are there (no bytes,
+ * tag 1); plain: every pair's entries, tag CLCG_TAG_PLAIN. */
+static clcg_status post_recvs(clcg_halo *h, double *ghost, int plain)
 {
     clcg_status st = CLCG_OK;
-    h->ghost_dst = ghost;
     for (int i = 0; i < h->nrecv; i++) {
         int64_t off = h->recv_ptr[i], cnt = h->recv_ptr[i + 1] - off;
-        const int win = h->recv_shm && h->recv_shm[i];   /* then only word that it is there */
-        if (MPI_Irecv(win ? NULL : ghost + off, win ? 0 : (int)cnt, MPI_DOUBLE, h->recv_rank[i], win, h->comm,
-                      &h->req[i]) != MPI_SUCCESS) {
+        const int win = !plain && h->recv_shm && h->recv_shm[i];
+        if (MPI_Irecv(win ? NULL : ghost + off, win ? 0 : (int)cnt, MPI_DOUBLE, h->recv_rank[i],
+                      plain ? CLCG_TAG_PLAIN : win, h->comm, &h->req[i]) != MPI_SUCCESS) {
             h->req[i] = MPI_REQUEST_NULL;
             if (st == CLCG_OK)
                 st = clcg_error(CLCG_ERR_MPI, "MPI_Irecv of ghost entries failed");
         }
     }
+    return st;
+}
+
+static clcg_status post_sends(clcg_halo *h, const double *send, int plain)
+{
+    clcg_status st = CLCG_OK;
+    for (int i = 0; i < h->nsend; i++) {
+        int64_t off = h->send_ptr[i], cnt = h->send_ptr[i + 1] - off;
+        const int win = !plain && h->send_shm && h->send_shm[i];
+        if (MPI_Isend(win ? NULL : send + off, win ? 0 : (int)cnt, MPI_DOUBLE, h->send_rank[i],
+                      plain ? CLCG_TAG_PLAIN : win, h->comm, &h->req[h->nrecv + i]) != MPI_SUCCESS) {
+            h->req[h->nrecv + i] = MPI_REQUEST_NULL;
+            if (st == CLCG_OK)
+                st = clcg_error(CLCG_ERR_MPI, "MPI_Isend of boundary entries failed");
+        }
+    }
+    return st;
+}
+
+clcg_status clcg_halo_post_recv(clcg_halo *h, double *ghost)
+{
+    h->ghost_dst = ghost;
+    clcg_status st = post_recvs(h, ghost, 0);
     if (st == CLCG_OK)   /* tests: a failed call here, after which this rank still sends */
         st = clcg_fault_point(h->rank, "halo");
     return st;
@@ -54,16 +79,9 @@ static clcg_status send_wait(clcg_halo *h, const double *send, int copy_out)
         if (MPI_Win_sync(h->win) != MPI_SUCCESS)
             st = clcg_error(CLCG_ERR_MPI, "MPI_Win_sync of the halo window failed");
     }
-    for (int i = 0; i < h->nsend; i++) {
-        int64_t off = h->send_ptr[i], cnt = h->send_ptr[i + 1] - off;
-        const int win = h->send_shm && h->send_shm[i];
-        if (MPI_Isend(win ? NULL : send + off, win ? 0 : (int)cnt, MPI_DOUBLE, h->send_rank[i], win, h->comm,
-                      &h->req[h->nrecv + i]) != MPI_SUCCESS) {
-            h->req[h->nrecv + i] = MPI_REQUEST_NULL;
-            if (st == CLCG_OK)
-                st = clcg_error(CLCG_ERR_MPI, "MPI_Isend of boundary entries failed");
-        }
-    }
+    const clcg_status sent = post_sends(h, send, 0);
+    if (st == CLCG_OK)
+        st = sent;
     if (MPI_Waitall(h->nrecv + h->nsend, h->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && st == CLCG_OK)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Waitall of the halo exchange failed");
     if (h->nshm_links && st == CLCG_OK) {
@@ -131,31 +149,16 @@ clcg_status clcg_halo_exchange(clcg_halo *h, double *x)
 
 clcg_status clcg_halo_exchange_plain(clcg_halo *h, double *x)
 {
-    clcg_status st = CLCG_OK;
     if (h->size == 1)
         return CLCG_OK;
     if (h->mode != CLCG_EXCHANGE_NEIGHBOR)   /* collectives: no window, no test hook there */
         return clcg_halo_exchange(h, x);
-    for (int i = 0; i < h->nrecv; i++) {
-        const int64_t off = h->recv_ptr[i], cnt = h->recv_ptr[i + 1] - off;
-        if (MPI_Irecv(x + h->nrows + off, (int)cnt, MPI_DOUBLE, h->recv_rank[i], CLCG_TAG_PLAIN, h->comm,
-                      &h->req[i]) != MPI_SUCCESS) {
-            h->req[i] = MPI_REQUEST_NULL;
-            if (st == CLCG_OK)
-                st = clcg_error(CLCG_ERR_MPI, "MPI_Irecv of ghost entries failed");
-        }
-    }
+    clcg_status st = post_recvs(h, x + h->nrows, 1);
     for (int64_t k = 0; k < h->send_ptr[h->nsend]; k++)
         h->send_buf[k] = x[h->send_idx[k]];
-    for (int i = 0; i < h->nsend; i++) {
-        const int64_t off = h->send_ptr[i], cnt = h->send_ptr[i + 1] - off;
-        if (MPI_Isend(h->send_buf + off, (int)cnt, MPI_DOUBLE, h->send_rank[i], CLCG_TAG_PLAIN, h->comm,
-                      &h->req[h->nrecv + i]) != MPI_SUCCESS) {
-            h->req[h->nrecv + i] = MPI_REQUEST_NULL;
-            if (st == CLCG_OK)
-                st = clcg_error(CLCG_ERR_MPI, "MPI_Isend of boundary entries failed");
-        }
-    }
+    const clcg_status sent = post_sends(h, h->send_buf, 1);
+    if (st == CLCG_OK)
+        st = sent;
     if (MPI_Waitall(h->nrecv + h->nsend, h->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && st == CLCG_OK)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Waitall of the halo exchange failed");
     return st;
