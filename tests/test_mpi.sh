@@ -275,7 +275,7 @@ for c in "3 1" "3 1 --variant pipelined" "3 1 --variant single-reduction" "2 0 -
     --json "$t/g.json" </dev/null >"$t/out" 2>"$t/err"; rc=$?
   tr=$(json_num "$t/g.json" true); e2=$(json_num "$t/g.json" rel2)
   if [ $rc -eq 0 ] && [ "$how" != --reference ]; then
-    grep -q '^  refined: ' "$t/out" && [ -s "$t/xg.mtx" ] && le "$tr" 2e-8 && le "$e2" 1e-6 && [ ! -s "$t/err" ] &&
+    grep -q '^  refined: ' "$t/out" && [ -s "$t/xg.mtx" ] && le "$tr" 2e-8 && le "$e2" 1e-6 && [ "$(errors "$t/err")" -eq 0 ] &&
       grep -q '"outcome": "CONVERGED"' "$t/g.json"
   else
     [ $rc -eq 4 ] && [ ! -e "$t/xg.mtx" ] && [ "$(grep -c '^clcg-mpi:' "$t/err")" -eq 1 ] &&
