@@ -1,5 +1,5 @@
 /* clcg-mpi: command-line driver.  Parse options, load the system, solve, report. */
-#define _DEFAULT_SOURCE   /* realpath */
+#define _DEFAULT_SOURCE   /* setenv */
 #include "config.h"
 #include "mm.h"
 #include "csr.h"
@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static int fail(MPI_Comm comm, clcg_status st)

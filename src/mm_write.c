@@ -246,28 +246,31 @@ void clcg_held_keep(clcg_held *h, char *tmp, char *target, const char *path)
     clcg_tmp_file(NULL);   /* no longer the file being written */
 }
 
-clcg_status clcg_held_commit(clcg_held *h)
+static void held_free(clcg_held *h)
 {
-    clcg_status st = CLCG_OK;
-    if (h->tmp && rename(h->tmp, h->target) != 0) {
-        st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s into place: %s", h->path, h->tmp, strerror(errno));
-        unlink(h->tmp);
-    }
     clcg_tmp_release(h->slot);
     free(h->tmp);
     free(h->target);
     memset(h, 0, sizeof *h);
-    return st;
+}
+
+clcg_status clcg_held_commit(clcg_held *h)
+{
+    if (h->tmp && rename(h->tmp, h->target) != 0) {
+        const clcg_status st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s into place: %s", h->path, h->tmp,
+                                          strerror(errno));
+        clcg_held_drop(h);
+        return st;
+    }
+    held_free(h);
+    return CLCG_OK;
 }
 
 void clcg_held_drop(clcg_held *h)
 {
     if (h->tmp)
         unlink(h->tmp);
-    clcg_tmp_release(h->slot);
-    free(h->tmp);
-    free(h->target);
-    memset(h, 0, sizeof *h);
+    held_free(h);
 }
 
 static clcg_status out_room(mm_out *o)

@@ -299,11 +299,11 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         int bad = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
         if (!bad && !direct && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS)
             bad = errno;
-        if (fclose(f) != 0 || bad || (!direct && !held && rename(tmp, target) != 0)) {
+        if (fclose(f) != 0 || bad) {
             st = clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(bad ? bad : errno));
             if (!direct)
                 remove(tmp);
-        } else if (!direct && held) {   /* renamed by clcg_held_commit */
+        } else if (!direct) {   /* renamed by clcg_held_commit */
             char *t = strdup(tmp);
             if (t) {
                 clcg_held_keep(held, t, target, o->json);

@@ -7,7 +7,8 @@
 clcg_status clcg_report_error_vs_ones(MPI_Comm comm, const clcg_problem *p, clcg_run_info *info);
 void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_problem *p,
                          const clcg_solve_result *res, const clcg_run_info *info);
-/* The --json record; with held != NULL (rank 0) its rename is left to clcg_held_commit. */
+/* The --json record, written on rank 0 under a temporary name that held takes for
+ * clcg_held_commit (a device, pipe or descriptor: written in place, held left empty). */
 clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_problem *p,
                              const clcg_solve_result *res, const clcg_run_info *info, clcg_held *held);
 
