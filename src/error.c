@@ -200,55 +200,84 @@ static char tmp_path[NSLOTS][4096];
 static volatile sig_atomic_t tmp_set[NSLOTS];
 
 /* The signals whose default ends the process and that a job may be sent (scancel, a time
- * limit, SLURM's --signal without B:, a CPU or file size limit).  The first NALWAYS are taken
- * over after MPI_Init unless ignored (their handlers, MPI's among them, end the process).
- * The others are taken before MPI_Init, where they would end the process, so that they lie
- * beneath any handler a library installs there: one that ends the process by putting back
- * the handler before it and raising the signal again (PoCL's LLVM does so for SIGUSR2) comes
- * to ours, and one that lets the process go on (an OpenCL runtime's SIGUSR1) keeps the file
- * being written, as it must.  Once taken they stay: with no temporary file, ours does what
- * was there before. */
+ * limit, SLURM's --signal without B:, a CPU or file size limit).  All are taken before
+ * MPI_Init, where they would end the process, so that they lie beneath any handler a library
+ * installs there (tmp_remove): one that ends the process by putting back the handler before
+ * it and raising the signal again (PoCL's LLVM does so for SIGUSR2) comes to ours, and one
+ * that lets the process go on (an OpenCL runtime's SIGUSR1) keeps the file being written, as
+ * it must.  The first NALWAYS are also taken over the libraries' handlers after MPI_Init and
+ * whenever a file is written (tmp_remove_top, which passes the signal on to the handler it
+ * found): those end the process.  A library that handles another signal, goes on, and puts
+ * back what it found beneath itself (PoCL's LLVM, sent SIGQUIT) leaves them to the handler
+ * beneath, which still removes the file.  Two handlers, so that each passes the signal on to
+ * the one it was put over: the one beneath to what the program started with, the one on top
+ * to the library's.  Once taken they stay: with no temporary file, ours does what was there
+ * before. */
 static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ};
 #define NGUARDED ((int)(sizeof guarded / sizeof guarded[0]))
 #define NALWAYS 3
-static struct sigaction before[NGUARDED];   /* what the signal did before: done after the removal */
-static volatile sig_atomic_t taken[NGUARDED];   /* tmp_remove is the handler of guarded[i] */
+static struct sigaction before[NGUARDED];       /* beneath: what the signal did at the start */
+static struct sigaction before_top[NGUARDED];   /* on top: the library's handler it was put over */
 static int ignored[NGUARDED];   /* ignored when the program started (a background job's SIGINT) */
 
-static void tmp_remove(int sig)
+static volatile sig_atomic_t top_passes[NGUARDED];
+
+static void tmp_remove_as(int sig, int top)
 {
     const int saved = errno;   /* should the handler before ours return */
     for (int k = 0; k < NSLOTS; k++)
         if (tmp_set[k])
             unlink(tmp_path[k]);
-    for (int i = 0; i < NGUARDED; i++)
-        if (guarded[i] == sig) {
-            sigaction(sig, &before[i], NULL);
-            taken[i] = 0;
+    for (int i = 0; i < NGUARDED; i++) {
+        if (guarded[i] != sig)
+            continue;
+        /* on top, once: the library's handler, which may come back to ours (a handler of ours
+           that it was put over since); then, or beneath, the start's default */
+        if (top && top_passes[i]++ == 0) {
+            sigaction(sig, &before_top[i], NULL);
+        } else {
+            struct sigaction dfl;
+            memset(&dfl, 0, sizeof dfl);
+            dfl.sa_handler = SIG_DFL;
+            sigaction(sig, top ? &dfl : &before[i], NULL);
         }
+    }
     raise(sig);   /* pending until this handler returns, then to what was there before */
     errno = saved;
 }
 
-static void take(int i)
+static void tmp_remove(int sig)
 {
-    struct sigaction sa, cur;
+    tmp_remove_as(sig, 0);
+}
+
+static void tmp_remove_top(int sig)
+{
+    tmp_remove_as(sig, 1);
+}
+
+static void install(int i, void (*fn)(int), struct sigaction *was, const struct sigaction *cur)
+{
+    struct sigaction sa;
+    *was = *cur;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sigemptyset(&sa.sa_mask);
+    sigaction(guarded[i], &sa, NULL);
+}
+
+/* beneath (what is there is the start's default) or, for the first NALWAYS, on top */
+static void take(int i, int top)
+{
+    struct sigaction cur;
     if (ignored[i] || sigaction(guarded[i], NULL, &cur) != 0 || cur.sa_handler == SIG_IGN)
         return;
-    /* taken over the libraries' (the first NALWAYS), but put back since by one of them
-       (PoCL's LLVM, handling SIGQUIT and going on, restores what it found in MPI_Init):
-       taken again, over what is there now */
-    if (taken[i] && i < NALWAYS && cur.sa_handler != tmp_remove)
-        taken[i] = 0;
-    if (taken[i])
-        return;
-    if (i >= NALWAYS && (cur.sa_handler != SIG_DFL || (cur.sa_flags & SA_SIGINFO)))
-        return;
-    before[i] = cur;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = tmp_remove;
-    sigemptyset(&sa.sa_mask);
-    taken[i] = sigaction(guarded[i], &sa, NULL) == 0;
+    if (!(cur.sa_flags & SA_SIGINFO) && (cur.sa_handler == tmp_remove || cur.sa_handler == tmp_remove_top))
+        return;   /* ours is what the signal reaches first */
+    if (top && i < NALWAYS)
+        install(i, tmp_remove_top, &before_top[i], &cur);
+    else if (cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO))
+        install(i, tmp_remove, &before[i], &cur);
 }
 
 void clcg_tmp_ignored(void)
@@ -257,8 +286,8 @@ void clcg_tmp_ignored(void)
         struct sigaction sa;
         ignored[i] = sigaction(guarded[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
     }
-    for (int i = NALWAYS; i < NGUARDED; i++)   /* beneath what MPI_Init's libraries install */
-        take(i);
+    for (int i = 0; i < NGUARDED; i++)   /* beneath what MPI_Init's libraries install */
+        take(i, 0);
 }
 
 void clcg_tmp_guard(void)
@@ -269,7 +298,7 @@ void clcg_tmp_guard(void)
         if (ignored[i])
             signal(guarded[i], SIG_IGN);
     for (int i = 0; i < NALWAYS; i++)
-        take(i);
+        take(i, 1);
 }
 
 static void tmp_slot(int k, const char *path)
@@ -286,7 +315,7 @@ static void tmp_slot(int k, const char *path)
         any |= tmp_set[j] != 0;
     if (any)
         for (int i = 0; i < NGUARDED; i++)   /* as they stand now */
-            take(i);
+            take(i, 1);
 }
 
 void clcg_tmp_file(const char *path)

@@ -392,6 +392,23 @@ if mkfifo "$t/sig/q.fifo" 2>/dev/null; then
 else
   skip "SIGQUIT ignored from the start, then SIGTERM" "no mkfifo"
 fi
+# SIGQUIT at its default in a singleton: PoCL's LLVM, loaded inside MPI_Init, handles it,
+# lets the process go on and puts back the SIGTERM, SIGINT and SIGHUP handlers it found;
+# SIGTERM after it still removes the waiting file (the guard lies beneath LLVM's too)
+if mkfifo "$t/sig/q.fifo" 2>/dev/null; then
+  (trap - QUIT; exec "$CLCG_BIN" --generate poisson2d:10 -o "$t/sig/x.mtx" --json "$t/sig/q.fifo" -q) 2>/dev/null & pid=$!
+  i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+  seen=$(ls "$t/sig" | grep -c tmp)
+  ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$pid/status 2>/dev/null)
+  quit=unknown; [ -n "$ign" ] && { [ $((0x$ign & 4)) -eq 0 ] && quit=default || quit=ignored; }
+  kill -QUIT $pid; sleep 0.3; kill -TERM $pid; wait $pid; rc=$?
+  [ "$seen" -eq 1 ] && [ "$quit" = default ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = TERM ] &&
+    [ "$(ls -A "$t/sig")" = q.fifo ]
+  ok $? "SIGQUIT at its default, then SIGTERM while the solution waits: ended by TERM, the waiting file gone (quit $quit, rc=$rc, seen $seen, left: $(ls -A "$t/sig" | tr '\n' ' '))"
+  rm -f "$t/sig/"*
+else
+  skip "SIGQUIT at its default, then SIGTERM" "no mkfifo"
+fi
 # a job cancelled while the solution file waits for its rename (the --json record going to a
 # FIFO that nobody reads): the waiting file is removed, the earlier one of that name kept
 if mkfifo "$t/sig/r.fifo" 2>/dev/null; then
