@@ -865,10 +865,13 @@ static int pack_first(const clcg_slice *s)
  * (update_p_pack put them there). */
 static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int par, int64_t its, int packed)
 {
+    /* the exchange's time: the host's in it (the receives posted; from the wait for the
+       boundary values to the ghosts' write), not the launches of the SpMVs around it */
     double t0 = MPI_Wtime();
     clcg_status ex = CLCG_OK;   /* the exchange's own status: every rank takes part even after a fault */
     if (c->direct)   /* the receives first, straight into the ghost buffer */
         ex = clcg_halo_post_recv(&c->p->halo, c->s[0].hghost);
+    c->t_exchange += MPI_Wtime() - t0;
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
         cl_kernel kp = s->k[K_PACK];
@@ -930,6 +933,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
             st = clcg_cl_fail_if(clFlush(s->dev.queue), "clFlush");
     }
     /* boundary values to the host copy of p, then MPI; every rank takes part even after a fault */
+    t0 = MPI_Wtime();
     for (int d = 0; d < c->nd; d++) {
         clcg_slice *s = &c->s[d];
         if (s->pack_ev) {   /* only the boundary read: the interior SpMV behind it keeps running */
@@ -954,12 +958,15 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         if (st == CLCG_OK)
             st = e;
     }
+    c->t_exchange += MPI_Wtime() - t0;
     for (int d = 0; d < c->nd && st == CLCG_OK; d++) {
         clcg_slice *s = &c->s[d];
         int64_t ng = s->ncols - s->nrows;
         if (s->fmt == FMT_CSR_ADAPTIVE) {   /* ghosts first, then every bin */
+            t0 = MPI_Wtime();
             if (ng > 0)
                 st = write_ghosts(c, s, ng, 0);
+            c->t_exchange += MPI_Wtime() - t0;
             for (int b = 0; b < NBINS && st == CLCG_OK; b++) {
                 if (!s->bin_n[b])
                     continue;
@@ -973,7 +980,9 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
         if (ng == 0)
             continue;
         const int side = side_spmv(c, s, fused);
+        t0 = MPI_Wtime();
         st = write_ghosts(c, s, ng, side);
+        c->t_exchange += MPI_Wtime() - t0;
         if (s->int_ev) {   /* late: the interior SpMV has ended before the ghosts are on their way */
             cl_int state = CL_QUEUED;
             if (st == CLCG_OK)
@@ -994,7 +1003,6 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
                                 NULL);
         }
     }
-    c->t_exchange += MPI_Wtime() - t0;
     return st;
 }
 
@@ -1533,6 +1541,8 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
     info->t_allreduce = c->t_allreduce;
     MPI_Allreduce(MPI_IN_PLACE, &info->t_exchange, 1, MPI_DOUBLE, MPI_MAX, c->comm);
     MPI_Allreduce(MPI_IN_PLACE, &info->t_allreduce, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    info->t_comm = c->t_exchange + c->t_allreduce;
+    MPI_Allreduce(MPI_IN_PLACE, &info->t_comm, 1, MPI_DOUBLE, MPI_MAX, c->comm);
     info->launches_per_it = run > 0 ? (double)c->launches / (double)run : 0.0;
     info->syncs_per_it = run > 0 ? (double)c->syncs / (double)run : 0.0;
     info->halo_in_place = c->direct;
@@ -1933,7 +1943,10 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
            iterations, counted in the device setup; with --repeat R, a whole solve, then R
            timed ones, whose median is reported. */
         const int reps = o->repeat > 1 ? o->repeat : 1;
-        double times[CLCG_MAX_REPEATS];
+        /* each timed solve's time (max over ranks), the shortest rank's, and this rank's own
+           exchange and reduction times: the figures reported are those of the median solve */
+        double times[CLCG_MAX_REPEATS], tmin[CLCG_MAX_REPEATS], tex[CLCG_MAX_REPEATS], tar[CLCG_MAX_REPEATS];
+        int order[CLCG_MAX_REPEATS];
         clcg_options warm = *o;
         warm.monitor = 0;
         if (reps == 1 && warm.max_it > 2)
@@ -1948,12 +1961,19 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             c.t_exchange = c.t_allreduce = 0.0;
             res->iterations = 0;
             st = solve_variant(&c, tol2, bnorm, res, &run);
-            double t = MPI_Wtime() - ts;
-            MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+            double tt[2] = {MPI_Wtime() - ts, 0.0};
+            tt[1] = -tt[0];
+            MPI_Allreduce(MPI_IN_PLACE, tt, 2, MPI_DOUBLE, MPI_MAX, comm);
+            const double t = tt[0];
             if (rep < 0 && reps == 1)
                 info->t_device_setup += t;
-            if (rep >= 0 && rep < CLCG_MAX_REPEATS)
+            if (rep >= 0 && rep < CLCG_MAX_REPEATS) {
                 times[rep] = info->solve_times[rep] = t;
+                tmin[rep] = -tt[1];
+                tex[rep] = c.t_exchange;
+                tar[rep] = c.t_allreduce;
+                order[rep] = rep;
+            }
             if (rep < 0 && c.prof)   /* the warm-up does not count in the profile */
                 for (int d = 0; d < c.nd && st == CLCG_OK; d++) {
                     st = clcg_prof_harvest(&c.prof[d], &c.s[d], c.jacobi);
@@ -1963,14 +1983,19 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
                 }
         }
         info->nrepeats = reps < CLCG_MAX_REPEATS ? reps : CLCG_MAX_REPEATS;
-        for (int i = 1; i < info->nrepeats; i++)   /* insertion sort for the median */
-            for (int j = i; j > 0 && times[j] < times[j - 1]; j--) {
-                double tmp = times[j];
-                times[j] = times[j - 1];
-                times[j - 1] = tmp;
+        for (int i = 1; i < info->nrepeats; i++)   /* insertion sort for the median (the same on every rank) */
+            for (int j = i; j > 0 && times[order[j]] < times[order[j - 1]]; j--) {
+                int tmp = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = tmp;
             }
-        res->solve_time = times[info->nrepeats / 2];
-        info->solve_min = info->solve_max = res->solve_time;
+        if (st == CLCG_OK) {
+            const int m = order[info->nrepeats / 2];
+            res->solve_time = info->solve_max = times[m];
+            info->solve_min = tmin[m];
+            c.t_exchange = tex[m];
+            c.t_allreduce = tar[m];
+        }
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     for (int d = 0; d < c.nd && st == CLCG_OK; d++) {

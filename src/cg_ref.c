@@ -183,8 +183,11 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
         rz = s[2];
         clcg_xpay_ref(n, z, beta, p);
     }
-    res->solve_time = MPI_Wtime() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, &res->solve_time, 1, MPI_DOUBLE, MPI_MAX, h->comm);
+    double t[2] = {MPI_Wtime() - t0, 0.0};
+    t[1] = -t[0];
+    MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, h->comm);
+    res->solve_time = t[0];
+    res->solve_min = -t[1];
     CLCG_CHECK(st, clcg_true_residual(A, h, b, x, &res->true_residual), done);
 done:
     free(r);

@@ -109,6 +109,7 @@ typedef struct {
     double rel_residual;      /* recursive ||r||/||b|| when the solver stopped */
     double true_residual;     /* ||b - A x|| / ||b|| computed afresh */
     double solve_time;        /* seconds, max over ranks */
+    double solve_min;         /* the shortest of the ranks' own times of that solve */
     int at_limit;             /* converged as far as double precision goes, before --rtol (solve.c) */
     double attainable;        /* DIVERGED_RESIDUAL_GAP: the true residual rounding could explain */
 } clcg_solve_result;

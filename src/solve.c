@@ -15,7 +15,8 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
         int rank;
         MPI_Comm_rank(comm, &rank);
         const char *unused = strcmp(o->variant, "auto") && strcmp(o->variant, "standard") ? "--variant"
-                           : strcmp(o->format, "auto") ? "--format" : o->jacobi_scaled ? "--jacobi-scaled" : NULL;
+                           : strcmp(o->format, "auto") ? "--format" : o->jacobi_scaled ? "--jacobi-scaled"
+                           : o->repeat > 1 ? "--repeat" : NULL;
         if (unused && rank == 0 && !o->quiet)
             fprintf(stderr, "clcg-mpi: warning: --reference runs the host's standard CG: %s does not apply\n", unused);
     }
@@ -35,7 +36,9 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
     if (st == CLCG_OK && res->outcome == CLCG_CONVERGED && res->true_residual > CLCG_TRUE_SLACK * o->rtol)
         res->at_limit = 1;
     info->iterations_run = res->iterations;
-    info->solve_min = info->solve_max = res->solve_time;
+    info->solve_min = res->solve_min;
+    info->solve_max = info->solve_times[0] = res->solve_time;
+    info->nrepeats = 1;
     return st;
 }
 

@@ -25,6 +25,7 @@ typedef struct {
     clcg_kstat k[CLCG_MAX_KSTATS];
     double t_device_setup, t_tune;  /* seconds */
     double t_exchange, t_allreduce; /* seconds in the halo exchange / reductions, max over ranks */
+    double t_comm;                  /* the largest of the ranks' own exchange + reduction seconds */
     int64_t bytes_sent_min, bytes_sent_max;   /* per iteration, over ranks */
     int halo_in_place;              /* ranks whose exchange sent the device's pack and received
                                        into its ghost buffer, no copy on the host */
@@ -34,7 +35,7 @@ typedef struct {
     int pack_first;                 /* ranks whose ghost pack ran as a launch of its own (of
                                        those forming p in a pass of its own) */
     int side_spmv;                  /* ranks whose boundary SpMV ran beside the interior one */
-    double solve_min, solve_max;    /* solve time over ranks */
+    double solve_min, solve_max;    /* each rank's own time of the solve reported, min and max over ranks */
     double launches_per_it, syncs_per_it;
     int have_error;                 /* b = A*1: error against x = 1 */
     double err_inf, err_rel;

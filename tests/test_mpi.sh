@@ -479,6 +479,30 @@ timeout 60 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:6 --write-binary "$f" 
 [ $rc -eq 0 ] && [ -s "$f" ]; ok $? "--write-binary to a path of 270 characters on 2 ranks (rc=$rc $(head -c 80 "$t/err"))"
 CLCG_MPIIO_ONLY=1 timeout 60 $MPIEXEC -n 2 "$CLCG_BIN" "$f" -q 2>"$t/err"; rc=$?
 [ $rc -eq 0 ]; ok $? "read back through MPI-IO on 2 ranks (rc=$rc $(head -c 80 "$t/err"))"
+# the record's times on 3 ranks, on the device (--repeat 3) and in the reference (one
+# solve): the solve is the median of the repeats, the ranks' own times of it lie at or below
+# it, and the communication of any one rank (exchange + allreduce) fits in the solve
+if command -v python3 >/dev/null; then
+  for how in "--repeat 3" "--reference"; do
+    timeout 300 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:24 $how --json "$t/tm.json" -q 2>"$t/err"; rc=$?
+    got=$(python3 - "$t/tm.json" <<'PY' 2>&1
+import json, sys
+t = json.load(open(sys.argv[1]))["times"]
+reps = json.load(open(sys.argv[1]))["solve_repeats"]
+bad = []
+if not reps or t["solve"] != sorted(reps)[len(reps) // 2]: bad.append("solve is not the median of %s" % reps)
+if not (0 < t["solve_min"] <= t["solve_max"] == t["solve"]): bad.append("solve_min/max")
+c, e, a = t["comm"], t["exchange"], t["allreduce"]
+if not (max(e, a) <= c + 1e-6 and c <= e + a + 1e-6 and c <= t["solve"] + 1e-6): bad.append("comm")
+print("%s solve %.6f min %.6f comm %.6f exchange %.6f allreduce %.6f" % (";".join(bad) or "ok", t["solve"], t["solve_min"], c, e, a))
+PY
+)
+    [ $rc -eq 0 ] && [ "${got%% *}" = ok ]
+    ok $? "the record's times, 3 ranks, $how: $got (rc=$rc)"
+  done
+else
+  skip "the record's times on 3 ranks" "no python3"
+fi
 # a full disk during --write-binary: Open MPI can lose the error inside a collective write
 # (exit 0 with a file of holes, or a hang on 2 ranks); needs a small tmpfs (root, mount)
 mkdir -p "$t/full"
