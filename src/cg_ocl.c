@@ -1434,9 +1434,13 @@ static void device_identity(const clcg_devinfo *d, int index, char *out, size_t 
 
 /* The node-local rank picks its devices.  When every rank on the node sees the same
  * devices, they are dealt out by node-local rank; when each rank sees only its own (SLURM
- * --gpus-per-task, CUDA_VISIBLE_DEVICES), it uses those.  Sharing a GPU is reported. */
+ * --gpus-per-task, CUDA_VISIBLE_DEVICES), it uses those.  One device a rank unless
+ * --devices-per-rank says more: a rank driving several runs slower than a rank for each
+ * (bench/RESULTS.md: on 4 H200, 2 ranks of 2 GPUs took 1.06 ms an iteration of Poisson 256^3,
+ * 2 ranks of one GPU 0.44-0.50, 4 ranks 0.29; one rank of 4 GPUs 1.83-1.88, of one 0.73).
+ * Sharing a GPU is reported; GPUs that no rank of the node uses are counted (*idle). */
 static clcg_status pick_devices(MPI_Comm comm, const clcg_options *o, clcg_devinfo *list, int m, int *first,
-                                int *count, int *sharers)
+                                int *count, int *sharers, int *idle)
 {
     MPI_Comm node;
     int lrank, lsize, same = 1;
@@ -1461,7 +1465,7 @@ static clcg_status pick_devices(MPI_Comm comm, const clcg_options *o, clcg_devin
         *first = o->device;
         *count = 1;
     } else if (st == CLCG_OK && same && lsize > 1) {
-        int per = o->devices_per_rank ? o->devices_per_rank : (m / lsize > 0 ? m / lsize : 1);
+        int per = o->devices_per_rank ? o->devices_per_rank : 1;
         /* the same verdict on every rank of the node: one device each may be shared */
         if (o->devices_per_rank && (per > m || (per > 1 && lsize * per > m))) {
             st = clcg_error(CLCG_ERR_DEVICE, "--devices-per-rank %d: %d ranks on this node see only %d device%s",
@@ -1475,13 +1479,19 @@ static clcg_status pick_devices(MPI_Comm comm, const clcg_options *o, clcg_devin
         }
     } else if (st == CLCG_OK) {
         *first = 0;
-        *count = o->devices_per_rank && o->devices_per_rank < m ? o->devices_per_rank : m;
+        *count = o->devices_per_rank ? (o->devices_per_rank < m ? o->devices_per_rank : m) : 1;
         if (o->devices_per_rank > m)
             st = clcg_error(CLCG_ERR_DEVICE, "--devices-per-rank %d: this rank sees only %d device%s",
                             o->devices_per_rank, m, m == 1 ? "" : "s");
     }
     if (*count > CLCG_MAX_DEVS)
         *count = CLCG_MAX_DEVS;
+    {   /* the node's GPUs that no rank takes (the same list on every rank, or each its own) */
+        const int gpus = st == CLCG_OK && m > 0 && list[0].is_gpu;
+        int n[2] = {gpus ? *count : 0, gpus && *count < m ? m - *count : 0};
+        MPI_Allreduce(MPI_IN_PLACE, n, 2, MPI_INT, MPI_SUM, node);
+        *idle = !gpus ? 0 : same ? (m > n[0] ? m - n[0] : 0) : n[1];
+    }
     /* who else on this node uses my first device? */
     if (st == CLCG_OK) {
         device_identity(&list[*first], *first, id, sizeof id);
@@ -1805,7 +1815,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
     clcg_status st = CLCG_OK;
     unsigned char *needed = NULL;
     double *resid = NULL;   /* b - Ax at the end, on the host */
-    int m = 0, first = 0, count = 0, sharers = 1;
+    int m = 0, first = 0, count = 0, sharers = 1, idle = 0;
     int64_t run = 0, bounds[CLCG_MAX_DEVS + 1];
     const int profiling = o->profile || o->json;
     double t0 = MPI_Wtime();
@@ -1821,7 +1831,8 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
 
     st = clcg_ocl_find_devices(o->device_type, o->platform, &list, &m);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    st = pick_devices(comm, o, list, m, &first, &count, &sharers);
+    st = pick_devices(comm, o, list, m, &first, &count, &sharers, &idle);
+    info->idle_gpus = idle;
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     info->nranks_per_device = sharers;
     c.nd = count;

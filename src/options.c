@@ -56,7 +56,7 @@ static const char usage_text[] =
     "  -q, --quiet                print nothing but errors\n"
     "Distribution and performance:\n"
     "      --exchange allgather|needed|neighbor  ghost exchange between ranks (default neighbor)\n"
-    "      --devices-per-rank N   devices each rank drives (default: all it gets)\n"
+    "      --devices-per-rank N   devices each rank drives (default 1)\n"
     "      --format auto|csr-scalar|csr-vector|sell|csr-adaptive|csr-stream  device storage\n"
     "      --tune, --no-tune, --tune-cache FILE  work-group shape search and cache\n"
     "                             (--autotune, --no-autotune: the same; Open MPI's mpirun\n"

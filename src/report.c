@@ -114,6 +114,10 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (info->halo_links[0])
         printf(", %d of %d links through shared memory", info->halo_links[0], info->halo_links[1]);
     printf("\n");
+    if (info->idle_gpus > 0)
+        printf("note: %d GPU%s of this node %s idle: a rank drives one GPU unless --devices-per-rank says more; a "
+               "rank for each GPU is the fastest way to use them\n",
+               info->idle_gpus, info->idle_gpus > 1 ? "s" : "", info->idle_gpus > 1 ? "are" : "is");
     if (p->exp_a || p->exp_b)
         printf("scaled for the solve: A by 2^%d, b by 2^%d (powers of two: exact; x as given)\n", p->exp_a,
                p->exp_b);
@@ -229,7 +233,8 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         fprintf(f, "{\n  \"program\": \"clcg-mpi\", \"version\": \"%s\", \"date\": \"%s\", \"host\": ",
                 PACKAGE_VERSION, date);
         json_str(f, host);
-        fprintf(f, ",\n  \"ranks\": %d, \"devices_per_rank\": %d, \"backend\": ", size, info->ndevices);
+        fprintf(f, ",\n  \"ranks\": %d, \"devices_per_rank\": %d, \"idle_gpus\": %d, \"backend\": ", size,
+                info->ndevices, info->idle_gpus);
         json_str(f, info->backend);
         fprintf(f, ",\n  \"device\": ");
         json_str(f, info->device);

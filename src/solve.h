@@ -19,6 +19,7 @@ typedef struct {
     char device[256], platform[256], driver[128];
     int ndevices;                   /* devices on this rank */
     int nranks_per_device;          /* >1 when ranks share a device */
+    int idle_gpus;                  /* GPUs of rank 0's node that no rank drives */
     char format[64], variant[32];
     char tuning[1024];              /* where the work-group sizes came from (each device's) */
     int nk;
