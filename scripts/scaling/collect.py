@@ -12,6 +12,11 @@ u = ranks * devices_per_rank and T the time per iteration, relative to the small
   strong: speedup = T(u0) / T(u),              efficiency = speedup * u0 / u
   weak:   efficiency = T(u0) / T(u),           speedup = efficiency * u / u0  (scaled)
 
+comm_share is the share of the solve time spent communicating: the record's times.comm
+(the maximum over ranks of each rank's exchange + allreduce time) where it has one, else
+times.exchange + times.allreduce (each the maximum over ranks, so their sum may exceed any
+one rank's time).  A share above 1 is kept as it is, with a warning.
+
 usage: collect.py DIR [-o RUNS.csv] [--summary SUMMARY.csv]
        (defaults DIR/runs.csv and DIR/summary.csv; '-' writes to standard output)
 Python 3 standard library only.
@@ -29,7 +34,7 @@ RUN_FIELDS = [
     "file", "series", "curve", "date", "host", "ranks", "devices_per_rank", "units",
     "device", "platform", "matrix", "n", "nnz", "n_per_unit", "exchange", "precond",
     "format", "variant", "outcome", "iterations", "iterations_run", "solve_s",
-    "per_iteration_ms", "exchange_s", "allreduce_s", "comm_share", "bytes_sent_min",
+    "per_iteration_ms", "exchange_s", "allreduce_s", "comm_s", "comm_share", "bytes_sent_min",
     "bytes_sent_max", "residual_true", "speedup", "efficiency", "base_units",
 ]
 SUMMARY_FIELDS = [
@@ -37,6 +42,10 @@ SUMMARY_FIELDS = [
     "runs", "iterations", "per_iteration_ms", "per_iteration_ms_min", "solve_s",
     "comm_share", "bytes_sent_max", "speedup", "efficiency",
 ]
+
+
+def warn(message):
+    print("collect.py: warning: " + message, file=sys.stderr)
 
 
 def get(record, *keys):
@@ -73,9 +82,15 @@ def row_of(name, r):
     solve = get(r, "times", "solve")
     exch = get(r, "times", "exchange")
     allred = get(r, "times", "allreduce")
-    comm = None
-    if solve and exch is not None and allred is not None:
-        comm = (exch + allred) / solve
+    comm_t = get(r, "times", "comm")
+    what = "times.comm"
+    if comm_t is None and exch is not None and allred is not None:
+        comm_t = exch + allred
+        what = "times.exchange + times.allreduce, each the maximum over ranks,"
+    comm = comm_t / solve if solve and comm_t is not None else None
+    if comm is not None and comm > 1:
+        warn("%s: communication share %.3g above 1 (%s %.6g s against a solve of %.6g s)"
+             % (name, comm, what, comm_t, solve))
     series = name.split("-", 1)[0] if "-" in name else "run"
     row = {
         "file": name, "series": series, "date": get(r, "date"), "host": get(r, "host"),
@@ -88,7 +103,7 @@ def row_of(name, r):
         "outcome": get(r, "outcome"), "iterations": get(r, "iterations"),
         "iterations_run": get(r, "iterations_run"), "solve_s": solve,
         "per_iteration_ms": per_it * 1e3 if per_it is not None else None,
-        "exchange_s": exch, "allreduce_s": allred, "comm_share": comm,
+        "exchange_s": exch, "allreduce_s": allred, "comm_s": comm_t, "comm_share": comm,
         "bytes_sent_min": get(r, "comm", "bytes_sent_per_iteration_min"),
         "bytes_sent_max": get(r, "comm", "bytes_sent_per_iteration_max"),
         "residual_true": get(r, "residual", "true"),

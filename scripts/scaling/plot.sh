@@ -4,7 +4,8 @@
 #   SERIES-time.png        time per CG iteration (ms) against the device count
 #   SERIES-speedup.png     speedup (scaled speedup for weak), ideal line dashed
 #   SERIES-efficiency.png  parallel efficiency, ideal 1
-#   SERIES-comm.png        share of the solve time in halo exchange + allreduce (%)
+#   SERIES-comm.png        share of the solve time in halo exchange + allreduce (%; the
+#                          axis reaches past 100 % where a share does)
 # usage: plot.sh SUMMARY.csv [OUTDIR]     (OUTDIR defaults to the folder of the CSV)
 # Needs gnuplot with the pngcairo or png terminal (Debian: gnuplot-nox).
 set -u
@@ -100,7 +101,8 @@ plot 1 with lines dt 2 lc 'black' title 'ideal', $(curves 4)
 set output '$outdir/$series-comm.png'
 set title '$series scaling: share of communication (halo exchange + allreduce)'
 set ylabel '% of solve time'
-set yrange [0:100]
+# at least 0-100 %, more where a share is above 100 % (collect.py warns of those)
+set yrange [0:100<*]
 plot $(curves 5)
 EOF
   for k in time speedup efficiency comm; do echo "$outdir/$series-$k.png"; done
