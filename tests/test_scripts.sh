@@ -132,6 +132,23 @@ done
 MPIEXEC=true bash "$scaling/run-series.sh" --weak --ranks 1,2 --bin clcg-mpi --size poisson3d:08 --out "$t/d8" >"$t/dry" 2>&1
 [ $? -ne 0 ] && grep -q "bad size" "$t/dry"
 check $? "run-series.sh refuses a size of 08 (it ran nothing and said 0)" "$t/dry"
+# a folder that holds records of the series is refused (collect.py would average old and new
+# records), unless --append, which numbers the new repeats on; another series may join it
+mkdir -p "$t/ap"
+echo '{}' >"$t/ap/strong-neighbor-p1-r1.json"
+echo '{}' >"$t/ap/strong-neighbor-p1-r2.json"
+bash "$scaling/run-series.sh" --dry-run --ranks "1 2" --bin clcg-mpi --size poisson3d:8 --out "$t/ap" >"$t/dry" 2>&1
+[ $? -eq 2 ] && grep -q "already holds records of a strong series" "$t/dry" && ! grep -q -- '--json' "$t/dry"
+check $? "run-series.sh refuses a folder that holds records of its series" "$t/dry"
+bash "$scaling/run-series.sh" --dry-run --append --ranks "1 2" --repeats 2 --bin clcg-mpi --size poisson3d:8 \
+  --out "$t/ap" >"$t/dry" 2>&1 &&
+  [ "$(grep -c -- '--json' "$t/dry")" -eq 4 ] &&
+  grep -q -- "--json $t/ap/strong-neighbor-p1-r3.json " "$t/dry" && grep -q -- "--json $t/ap/strong-neighbor-p1-r4.json " "$t/dry" &&
+  grep -q -- "--json $t/ap/strong-neighbor-p2-r1.json " "$t/dry" && grep -q -- "--json $t/ap/strong-neighbor-p2-r2.json " "$t/dry"
+check $? "run-series.sh --append numbers the repeats on after the folder's records" "$t/dry"
+bash "$scaling/run-series.sh" --dry-run --weak --ranks 1 --bin clcg-mpi --size poisson3d:8 --out "$t/ap" >"$t/dry" 2>&1 &&
+  grep -q -- "--json $t/ap/weak-neighbor-p1-r1.json " "$t/dry"
+check $? "run-series.sh: a weak series may join a folder of strong records" "$t/dry"
 MPIEXEC=true bash "$scaling/run-series.sh" --ranks 1 --repeats 08 --bin clcg-mpi --size poisson3d:8 --out "$t/d8" >"$t/dry" 2>&1
 [ $? -ne 0 ] && grep -q "not a positive integer" "$t/dry"
 check $? "run-series.sh refuses --repeats 08" "$t/dry"
@@ -297,6 +314,39 @@ if have python3; then
     grep -q 'warning: strong-neighbor-p2-r1.json: communication share 1.3 above 1' "$t/err" &&
     ! grep -q 'p4-r1.json' "$t/err"
   check $? "collect.py: communication share from times.comm where given, above 1 kept with a warning" "$t/err"
+  # records of two studies in one folder: rtol and max-iterations part the curves; a point
+  # whose runs differ in iterations or outcome is warned about; a failed run (breakdown) is
+  # left out of the points, an iteration limit (DIVERGED_ITS) is not.  Curve A (rtol 1e-30,
+  # 100 iterations): 10 ms on 1, the median of 6 and 4 ms on 2 (5 ms: speedup 2); curve B
+  # (rtol 1e-8, 1000 iterations): 20 ms on 2; the breakdown on 4 is no point
+  mkdir -p "$t/mx"
+  mkrec "$t/mx/strong-neighbor-p1-r1.json" times.per_iteration=0.010
+  mkrec "$t/mx/strong-neighbor-p2-r1.json" ranks=2 times.per_iteration=0.006
+  mkrec "$t/mx/strong-neighbor-p2-r2.json" ranks=2 times.per_iteration=0.004 iterations=90 outcome=CONVERGED
+  mkrec "$t/mx/strong-neighbor-p2-r3.json" ranks=2 times.per_iteration=0.020 iterations=20 outcome=CONVERGED \
+    options.rtol=1e-8 options.max_iterations=1000
+  mkrec "$t/mx/strong-neighbor-p4-r1.json" ranks=4 times.per_iteration=0.001 outcome=DIVERGED_BREAKDOWN
+  python3 "$scaling/collect.py" "$t/mx" >"$t/err" 2>&1 &&
+    python3 - "$t/mx/summary.csv" "$t/mx/runs.csv" >>"$t/err" 2>&1 <<'EOF'
+import csv, sys
+pts = list(csv.DictReader(open(sys.argv[1])))
+runs = list(csv.DictReader(open(sys.argv[2])))
+a = sorted((p for p in pts if p["max_iterations"] == "100"), key=lambda p: int(p["units"]))
+b = [p for p in pts if p["max_iterations"] == "1000"]
+want = [("1", 1, 10.0, 1.0), ("2", 2, 5.0, 2.0)]
+ok = len(pts) == 3 and len(runs) == 5 and len(b) == 1 and \
+     [(p["units"], int(p["runs"]), float(p["per_iteration_ms"]), float(p["speedup"])) for p in a] == want and \
+     b[0]["units"] == "2" and b[0]["runs"] == "1" and abs(float(b[0]["per_iteration_ms"]) - 20) < 1e-9 and \
+     b[0]["curve"] != a[0]["curve"] and a[0]["curve"] == a[1]["curve"] and float(b[0]["rtol"]) == 1e-8
+print("" if ok else pts)
+sys.exit(0 if ok else 1)
+EOF
+  rc=$?
+  [ $rc -eq 0 ] &&
+    grep -q 'warning: strong-neighbor-p4-r1.json: outcome DIVERGED_BREAKDOWN, left out of the points' "$t/err" &&
+    grep 'mixes iteration counts' "$t/err" | grep -q 'strong-neighbor-p2-r1.json, strong-neighbor-p2-r2.json' &&
+    [ "$(grep -c 'mixes' "$t/err")" -eq 1 ]
+  check $? "collect.py: rtol and max-iterations part the points, mixed points warned of, failed runs left out" "$t/err"
 else
   skip "collect.py: communication share" "no python3"
 fi

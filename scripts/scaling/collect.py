@@ -5,8 +5,9 @@ runs.csv has one row per record (per run); summary.csv one row per point of a se
 (the median over repeats).  A series is named by the start of the record's file name
 (SERIES-EXCHANGE-pRANKS-rREPEAT.json from run-series.sh or the sbatch templates:
 "strong", "weak", anything else is kept as written).  Runs are grouped into curves by
-(series, exchange, preconditioner, variant, device, size), where size is the matrix for a
-strong series and the rows per device for a weak one; within a curve, with
+(series, exchange, preconditioner, variant asked for, device, size, rtol, max-iterations),
+where size is the matrix for a strong series and the rows per device for a weak one; a
+point is a curve's runs on one (devices, ranks).  Within a curve, with
 u = ranks * devices_per_rank and T the time per iteration, relative to the smallest u0:
 
   strong: speedup = T(u0) / T(u),              efficiency = speedup * u0 / u
@@ -16,6 +17,12 @@ comm_share is the share of the solve time spent communicating: the record's time
 (the maximum over ranks of each rank's exchange + allreduce time) where it has one, else
 times.exchange + times.allreduce (each the maximum over ranks, so their sum may exceed any
 one rank's time).  A share above 1 is kept as it is, with a warning.
+
+Records whose outcome means a failure (DIVERGED_INDEFINITE, DIVERGED_BREAKDOWN,
+DIVERGED_NANORINF, DIVERGED_RESIDUAL_GAP) stay in runs.csv but are left out of the points,
+with a warning; DIVERGED_ITS (the iteration limit, the normal end of a timing run with
+--rtol 1e-30 --max-iterations N) is kept.  A point whose runs differ in iteration count or
+outcome is warned about (records of two studies in one folder?).
 
 usage: collect.py DIR [-o RUNS.csv] [--summary SUMMARY.csv]
        (defaults DIR/runs.csv and DIR/summary.csv; '-' writes to standard output)
@@ -35,13 +42,16 @@ RUN_FIELDS = [
     "device", "platform", "matrix", "n", "nnz", "n_per_unit", "exchange", "precond",
     "format", "variant", "outcome", "iterations", "iterations_run", "solve_s",
     "per_iteration_ms", "exchange_s", "allreduce_s", "comm_s", "comm_share", "bytes_sent_min",
-    "bytes_sent_max", "residual_true", "speedup", "efficiency", "base_units",
+    "bytes_sent_max", "residual_true", "speedup", "efficiency", "base_units", "rtol",
+    "max_iterations",
 ]
 SUMMARY_FIELDS = [
     "series", "curve", "exchange", "precond", "units", "ranks", "devices_per_rank", "n",
     "runs", "iterations", "per_iteration_ms", "per_iteration_ms_min", "solve_s",
-    "comm_share", "bytes_sent_max", "speedup", "efficiency",
+    "comm_share", "bytes_sent_max", "speedup", "efficiency", "rtol", "max_iterations",
 ]
+# outcomes that mean the run failed: its time says nothing about the scaling
+FAILED = ("DIVERGED_INDEFINITE", "DIVERGED_BREAKDOWN", "DIVERGED_NANORINF", "DIVERGED_RESIDUAL_GAP")
 
 
 def warn(message):
@@ -107,6 +117,7 @@ def row_of(name, r):
         "bytes_sent_min": get(r, "comm", "bytes_sent_per_iteration_min"),
         "bytes_sent_max": get(r, "comm", "bytes_sent_per_iteration_max"),
         "residual_true": get(r, "residual", "true"),
+        "rtol": get(r, "options", "rtol"), "max_iterations": get(r, "options", "max_iterations"),
     }
     if series == "weak":
         size = "%s-%s-per-unit" % (str(row["matrix"]).split(":")[0], row["n_per_unit"])
@@ -121,8 +132,25 @@ def row_of(name, r):
     label = "/".join(str(v) for v in [series, row["exchange"], row["precond"]] + variant + [size])
     row["curve"] = label.replace(",", "x").replace(" ", "_")
     row["_key"] = (series, row["exchange"], row["precond"], "auto" if asked in (None, "standard", "auto") else asked,
-                   row["device"], size)
+                   row["device"], size, row["rtol"], row["max_iterations"])
     return row
+
+
+def name_curves(rows):
+    """Curves that share a label but differ in device, rtol or max-iterations get these
+    in their labels, so that plot.sh, which tells curves apart by label, keeps them apart."""
+    keys = {}
+    for row in rows:
+        keys.setdefault(row["curve"], set()).add(row["_key"])
+    for row in rows:
+        others = keys[row["curve"]]
+        if len(others) < 2:
+            continue
+        extra = []
+        for i, tag in ((5, "device"), (6, "rtol"), (7, "max-it")):
+            if len({k[i] for k in others}) > 1:
+                extra.append("%s=%s" % (tag, row["_key"][i]))
+        row["curve"] = (row["curve"] + "/" + "/".join(extra)).replace(",", "x").replace(" ", "_")
 
 
 def median(values):
@@ -134,6 +162,9 @@ def derive(rows):
     """Add speedup and efficiency to the rows; return the summary rows."""
     curves = {}
     for row in rows:
+        if row["outcome"] in FAILED:
+            warn("%s: outcome %s, left out of the points" % (row["file"], row["outcome"]))
+            continue
         curves.setdefault(row["_key"], []).append(row)
     summary = []
     for key in sorted(curves, key=lambda k: tuple(str(v) for v in k)):
@@ -163,6 +194,13 @@ def derive(rows):
             t = median(r["per_iteration_ms"] for r in runs)
             sp, eff = scale(t, u)
             first = runs[0]
+            its = sorted({r["iterations"] for r in runs}, key=lambda v: (not isinstance(v, int), str(v).zfill(12)))
+            outcomes = sorted({r["outcome"] for r in runs}, key=str)
+            if len(its) > 1 or len(outcomes) > 1:
+                warn("the point %s on %s devices (%s ranks) mixes iteration counts %s and outcomes %s"
+                     " (%s): records of different studies in one folder?"
+                     % (first["curve"], u, nr, "/".join(map(str, its)), "/".join(map(str, outcomes)),
+                        ", ".join(r["file"] for r in runs)))
             summary.append({
                 "series": key[0], "curve": first["curve"], "exchange": first["exchange"],
                 "precond": first["precond"], "units": u, "ranks": first["ranks"],
@@ -174,6 +212,7 @@ def derive(rows):
                 "comm_share": median(r["comm_share"] for r in runs),
                 "bytes_sent_max": median(r["bytes_sent_max"] for r in runs),
                 "speedup": sp, "efficiency": eff,
+                "rtol": first["rtol"], "max_iterations": first["max_iterations"],
             })
     return summary
 
@@ -207,6 +246,7 @@ def main(argv):
     if not os.path.isdir(a.folder):
         ap.error("%s is not a folder" % a.folder)
     rows = [row_of(name, r) for name, r in read_records(a.folder)]
+    name_curves(rows)
     if not rows:
         print("collect.py: no clcg-mpi records in %s" % a.folder, file=sys.stderr)
         return 1

@@ -15,7 +15,11 @@
 #   --exchange "needed neighbor"  exchange modes (env CLCG_EXCHANGE, default neighbor)
 #   --precond none|jacobi    (env CLCG_PRECOND, default jacobi)
 #   --repeats N              runs per point (env CLCG_REPEATS, default 1)
-#   --out DIR                output folder (env CLCG_OUT, default scaling-out)
+#   --out DIR                output folder (env CLCG_OUT, default scaling-out); one that
+#                            already holds records of this series (SERIES-*.json) is
+#                            refused, since collect.py would average them with the new ones
+#   --append                 add to such a folder: each point's repeats are numbered on
+#                            after the records it has
 #   --bin PATH               the binary (env CLCG_BIN, default clcg-mpi in PATH)
 #   --dry-run                print the commands, run nothing (env CLCG_DRY_RUN=1)
 # Launcher: $MPIEXEC (default mpiexec) is called as `$MPIEXEC $MPIEXEC_NP P $MPIEXEC_ARGS`
@@ -33,6 +37,7 @@ repeats=${CLCG_REPEATS:-1}
 out=${CLCG_OUT:-scaling-out}
 bin=${CLCG_BIN:-clcg-mpi}
 dry=${CLCG_DRY_RUN:-0}
+append=0
 launcher=${MPIEXEC:-mpiexec}
 np_flag=${MPIEXEC_NP:--n}
 launcher_args=${MPIEXEC_ARGS:-}
@@ -53,6 +58,7 @@ while [ $# -gt 0 ]; do
     --out) need "$@"; out=$2; shift ;;
     --bin) need "$@"; bin=$2; shift ;;
     --dry-run) dry=1 ;;
+    --append) append=1 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
     *) die "unknown option '$1' (see --help)" ;;
@@ -98,12 +104,32 @@ EOF
   esac
 }
 
+# records of an earlier series in the folder would be averaged with the new ones
+if [ "$append" = 0 ] && [ -d "$out" ]; then
+  old=$(find "$out" -maxdepth 1 -name "$series-*.json" | head -n 1)
+  [ -z "$old" ] || die "'$out' already holds records of a $series series (${old##*/}), which collect.py" \
+    "would mix with the new ones: give another --out, remove them, or add --append"
+fi
+
+# first_repeat X P: the repeat number after the highest of the folder's records for (X, P)
+first_repeat() {
+  local f k last=0
+  for f in "$out/$series-$1-p$2-r"*.json; do
+    k=${f##*-r}; k=${k%.json}
+    case $k in ''|*[!0-9]*|0*) continue ;; esac
+    [ "$k" -gt "$last" ] && last=$k
+  done
+  echo $((last + 1))
+}
+
 [ "$dry" = 1 ] || mkdir -p "$out" || die "cannot create '$out'"
 failed=0
 for x in $exchanges; do
   for p in $ranks; do
     problem_args "$p"
-    for ((r = 1; r <= repeats; r++)); do
+    r0=1
+    [ "$append" = 0 ] || r0=$(first_repeat "$x" "$p")
+    for ((r = r0; r < r0 + repeats; r++)); do
       name=$out/$series-$x-p$p-r$r
       # shellcheck disable=SC2206  # the launcher and its flags are word lists
       cmd=($launcher $np_flag "$p" $launcher_args "$bin" "${pargs[@]}" --exchange "$x"
