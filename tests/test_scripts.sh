@@ -250,11 +250,13 @@ pts = list(csv.DictReader(open(sys.argv[1])))
 auto = [p for p in pts if "single-reduction" not in p["curve"]]
 named = [p for p in pts if "single-reduction" in p["curve"]]
 ok = len(auto) == 2 and {p["units"] for p in auto} == {"1", "4"} and len(named) == 1 and \
-     abs(float([p for p in auto if p["units"] == "4"][0]["speedup"]) - 2.5) < 1e-6
+     abs(float([p for p in auto if p["units"] == "4"][0]["speedup"]) - 2.5) < 1e-6 and \
+     [p["variant"] for p in sorted(auto, key=lambda p: int(p["units"]))] == ["standard", "single-reduction"] and \
+     named[0]["variant"] == "single-reduction"
 print(pts if not ok else "")
 sys.exit(0 if ok else 1)
 EOF
-  check $? "collect.py: --variant auto's runs one curve across the variants it picked (speedup 2.5), a named variant its own" "$t/err"
+  check $? "collect.py: --variant auto's runs one curve across the variants it picked (speedup 2.5), a named variant its own, each point's variant in summary.csv" "$t/err"
 fi
 mkdir -p "$t/empty"
 if have python3; then
@@ -347,6 +349,24 @@ EOF
     grep 'mixes iteration counts' "$t/err" | grep -q 'strong-neighbor-p2-r1.json, strong-neighbor-p2-r2.json' &&
     [ "$(grep -c 'mixes' "$t/err")" -eq 1 ]
   check $? "collect.py: rtol and max-iterations part the points, mixed points warned of, failed runs left out" "$t/err"
+  # the variant column: "mixed" where a point's runs ran different variants
+  mkdir -p "$t/vm"
+  mkrec "$t/vm/strong-neighbor-p1-r1.json"
+  mkrec "$t/vm/strong-neighbor-p2-r1.json" ranks=2 options.variant=single-reduction
+  mkrec "$t/vm/strong-neighbor-p2-r2.json" ranks=2
+  python3 "$scaling/collect.py" "$t/vm" >"$t/err" 2>&1 &&
+    [ "$(csvget "$t/vm/summary.csv" units 1 variant)" = standard ] &&
+    [ "$(csvget "$t/vm/summary.csv" units 2 variant)" = mixed ]
+  check $? "collect.py: summary.csv's variant is mixed where a point's runs differ" "$t/err"
+  # for plot.sh: an auto curve that ran standard on 1 GPU, single-reduction on 4, and a curve
+  # of single-reduction asked for by name
+  mkdir -p "$t/pv"
+  mkrec "$t/pv/strong-neighbor-p1-auto.json"
+  mkrec "$t/pv/strong-neighbor-p4-auto.json" ranks=4 options.variant=single-reduction
+  mkrec "$t/pv/strong-neighbor-p4-named.json" ranks=4 options.variant=single-reduction \
+    options.variant_asked=single-reduction
+  python3 "$scaling/collect.py" "$t/pv" >"$t/err" 2>&1
+  check $? "collect.py on an auto curve that changes variant" "$t/err"
 else
   skip "collect.py: communication share" "no python3"
 fi
@@ -374,15 +394,16 @@ fi
 ! bash "$scaling/plot.sh" "$t/missing.csv" >/dev/null 2>&1
 ok $? "plot.sh fails on a missing CSV"
 # the communication plot's axis reaches a share above 100 % (130 % in $t/cs) instead of
-# cutting it off at 100: gnuplot in PATH replaced by one that prints the last plot's (the
-# communication plot's) top of the y axis
+# cutting it off at 100: gnuplot in PATH replaced by one that keeps its script (in
+# $t/gp/script) and prints the last plot's (the communication plot's) top of the y axis
 if have gnuplot && have python3 && [ -s "$t/cs/summary.csv" ]; then
   mkdir -p "$t/gp"
   real_gnuplot=$(command -v gnuplot)
   cat >"$t/gp/gnuplot" <<EOF
 #!/bin/sh
 [ \$# -gt 0 ] && exec "$real_gnuplot" "\$@"
-{ cat; echo 'print "ymax ", GPVAL_Y_MAX'; } | "$real_gnuplot"
+cat >"$t/gp/script"
+{ cat "$t/gp/script"; echo 'print "ymax ", GPVAL_Y_MAX'; } | "$real_gnuplot"
 EOF
   chmod +x "$t/gp/gnuplot"
   PATH="$t/gp:$PATH" bash "$scaling/plot.sh" "$t/cs/summary.csv" "$t/cspng" >"$t/out" 2>"$t/err"
@@ -390,6 +411,14 @@ EOF
   ymax=$(awk '$1 == "ymax" { v = $2 } END { print v }' "$t/err")
   [ $rc -eq 0 ] && png_ok "$t/cspng/strong-comm.png" && awk -v y="$ymax" 'BEGIN { exit !(y != "" && y >= 130) }'
   check $? "plot.sh: the communication plot's axis reaches 130 % (top at ${ymax:-?})" "$t/err"
+  # variants: a curve that ran one names it in its key; one whose points ran several (the
+  # auto curve of $t/pv: standard on 1, single-reduction on 4) has each point labelled
+  PATH="$t/gp:$PATH" bash "$scaling/plot.sh" "$t/pv/summary.csv" "$t/pvpng" >"$t/out" 2>"$t/err"
+  rc=$?
+  [ $rc -eq 0 ] && png_ok "$t/pvpng/strong-time.png" && [ "$(grep -c 'using 1:[2-5]:6 with labels' "$t/gp/script")" -eq 4 ] &&
+    grep -q "title 'neighbor/none/single-reduction/poisson3d:64'" "$t/gp/script" &&
+    grep -q "title 'neighbor/none/poisson3d:64'" "$t/gp/script"
+  check $? "plot.sh: the auto curve's points labelled with their variants, a named variant's curve not" "$t/gp/script"
 else
   skip "plot.sh: the communication plot's axis" "no gnuplot, python3 or summary"
 fi

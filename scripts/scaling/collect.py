@@ -7,7 +7,9 @@ runs.csv has one row per record (per run); summary.csv one row per point of a se
 "strong", "weak", anything else is kept as written).  Runs are grouped into curves by
 (series, exchange, preconditioner, variant asked for, device, size, rtol, max-iterations),
 where size is the matrix for a strong series and the rows per device for a weak one; a
-point is a curve's runs on one (devices, ranks).  Within a curve, with
+point is a curve's runs on one (devices, ranks).  summary.csv's variant is the variant the
+point's runs ran ("mixed" where they differ): a curve of --variant auto may change variant
+from point to point.  Within a curve, with
 u = ranks * devices_per_rank and T the time per iteration, relative to the smallest u0:
 
   strong: speedup = T(u0) / T(u),              efficiency = speedup * u0 / u
@@ -46,8 +48,8 @@ RUN_FIELDS = [
     "max_iterations",
 ]
 SUMMARY_FIELDS = [
-    "series", "curve", "exchange", "precond", "units", "ranks", "devices_per_rank", "n",
-    "runs", "iterations", "per_iteration_ms", "per_iteration_ms_min", "solve_s",
+    "series", "curve", "exchange", "precond", "variant", "units", "ranks", "devices_per_rank",
+    "n", "runs", "iterations", "per_iteration_ms", "per_iteration_ms_min", "solve_s",
     "comm_share", "bytes_sent_max", "speedup", "efficiency", "rtol", "max_iterations",
 ]
 # outcomes that mean the run failed: its time says nothing about the scaling
@@ -201,9 +203,12 @@ def derive(rows):
                      " (%s): records of different studies in one folder?"
                      % (first["curve"], u, nr, "/".join(map(str, its)), "/".join(map(str, outcomes)),
                         ", ".join(r["file"] for r in runs)))
+            variants = {r["variant"] for r in runs}
             summary.append({
                 "series": key[0], "curve": first["curve"], "exchange": first["exchange"],
-                "precond": first["precond"], "units": u, "ranks": first["ranks"],
+                "precond": first["precond"],
+                "variant": variants.pop() if len(variants) == 1 else "mixed",
+                "units": u, "ranks": first["ranks"],
                 "devices_per_rank": first["devices_per_rank"], "n": first["n"],
                 "runs": len(runs), "iterations": median(r["iterations"] for r in runs),
                 "per_iteration_ms": t,

@@ -135,8 +135,11 @@ def main():
         print("\nmeasured in one node (%s) against the model:" % path)
         for m in csv.DictReader(open(path)):
             P = int(m["ranks"])
-            # the variant is in the curve's name where it is not standard (collect.py)
-            v = next((x for x in ("single-reduction", "pipelined") if "/%s/" % x in m["curve"]), "standard")
+            # the variant the point ran (collect.py's variant column), or, in older summaries
+            # without it, the one in the curve's name where it is not standard
+            v = m.get("variant") or ""
+            if v not in ("standard", "single-reduction", "pipelined"):
+                v = next((x for x in ("single-reduction", "pipelined") if "/%s/" % x in m["curve"]), "standard")
             # (an extra point only where its curve names single-reduction: older summaries
             # named no variant in their extra points)
             if P >= 2 and m["devices_per_rank"] == "1" and (

@@ -1,6 +1,9 @@
 #!/bin/bash
 # Plot a scaling study from the summary.csv that collect.py writes: for each series
-# (strong, weak, ...) four PNG files, one curve per (exchange, preconditioner, size):
+# (strong, weak, ...) four PNG files, one curve per curve of collect.py (exchange,
+# preconditioner, size, ...), its key naming the variant its points ran (summary.csv's
+# variant column), or, where that changes along the curve (--variant auto), each point
+# labelled with its variant:
 #   SERIES-time.png        time per CG iteration (ms) against the device count
 #   SERIES-speedup.png     speedup (scaled speedup for weak), ideal line dashed
 #   SERIES-efficiency.png  parallel efficiency, ideal 1
@@ -34,7 +37,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/clcg-plot.XXXXXX") || die "cannot make a tempor
 trap 'rm -rf "$tmp"' EXIT
 
 # One data file per curve, TMP/SERIES/K.dat with columns
-# units per_iteration_ms speedup efficiency comm_share(%), and TMP/SERIES/K.title.
+# units per_iteration_ms speedup efficiency comm_share(%) variant ("-" for none: older
+# summaries have no variant column), and TMP/SERIES/K.title.
 awk -F, -v tmp="$tmp" '
   NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   function v(name) { x = $(col[name]); return x == "" ? "NaN" : x }
@@ -48,8 +52,9 @@ awk -F, -v tmp="$tmp" '
       close(tmp "/" s "/" id[s, c] ".title")
     }
     share = v("comm_share"); if (share != "NaN") share *= 100
+    vr = ("variant" in col) ? $(col["variant"]) : ""; if (vr == "") vr = "-"
     f = tmp "/" s "/" id[s, c] ".dat"
-    print v("units"), v("per_iteration_ms"), v("speedup"), v("efficiency"), share >> f
+    print v("units"), v("per_iteration_ms"), v("speedup"), v("efficiency"), share, vr >> f
     close(f)
   }' "$csv" || die "cannot read the columns of '$csv'"
 
@@ -60,12 +65,21 @@ for sdir in "$tmp"/*/; do
   found=1
   umin=$(cat "$sdir"/*.dat | awk 'NR == 1 || $1 < m { m = $1 } END { print m }')
   umax=$(cat "$sdir"/*.dat | awk 'NR == 1 || $1 > m { m = $1 } END { print m }')
-  # plot COLUMN: one curve per data file
+  # curves COLUMN: one curve per data file, the variant in its key where all its points ran
+  # one, else beside each point
   curves() {
-    local sep="" f
+    local sep="" f title vs
     for f in "$sdir"/*.dat; do
+      title=$(cat "${f%.dat}.title")
+      vs=$(awk '$6 != "-" { print $6 }' "$f" | sort -u)
+      if [ "$(echo "$vs" | grep -c .)" -eq 1 ]; then
+        case /$title/ in */"$vs"/*) ;; *) title="$title ($vs)" ;; esac
+      fi
       printf "%s'%s' using 1:%s with linespoints lw 2 pt 7 title '%s'" \
-        "$sep" "$f" "$1" "$(sed "s/'/''/g" "${f%.dat}.title")"
+        "$sep" "$f" "$1" "$(printf '%s' "$title" | sed "s/'/''/g")"
+      if [ "$(echo "$vs" | grep -c .)" -gt 1 ]; then
+        printf ", '%s' using 1:%s:6 with labels offset char 0,0.9 font ',8' notitle" "$f" "$1"
+      fi
       sep=", "
     done
   }
