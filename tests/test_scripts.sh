@@ -159,10 +159,71 @@ MPIEXEC="srun --mpi=pmix" bash "$scaling/run-series.sh" --dry-run --weak --ranks
   grep -q "^srun --mpi=pmix -n 4 clcg-mpi --generate poisson2d:50,80 --exchange neighbor .*$t/d/weak-neighbor-p4-r1.json" "$t/dry"
 check $? "run-series.sh dry run with srun as the launcher" "$t/dry"
 
+# ---- the default binary, and a series stopped by a usage error ----
+# In a copy of the tree: without CLCG_BIN or --bin the scripts take the repository's built
+# clcg-mpi (two folders above them) where it is executable, else clcg-mpi from PATH; inside
+# a job (sbatch runs a copy of the template from its spool folder) the submission folder's.
+mkdir -p "$t/tree/scripts/scaling" "$t/tree/scripts/slurm" "$t/spool" "$t/fake"
+cp "$scaling/run-series.sh" "$t/tree/scripts/scaling/"
+cp "$slurm"/*.sbatch "$t/tree/scripts/slurm/"
+tree=$(cd "$t/tree" && pwd)
+# default_bin_is WANT SCRIPT ARGS...: the dry run's commands name WANT as the binary
+default_bin_is() {
+  want=$1; shift
+  (unset CLCG_BIN; bash "$@") >"$t/dry" 2>&1 &&
+    [ "$(grep -c -- ' --exchange ' "$t/dry")" -ge 1 ] &&
+    [ "$(grep -- ' --exchange ' "$t/dry" | grep -c -F " $want --generate ")" -eq "$(grep -c -- ' --exchange ' "$t/dry")" ]
+}
+for step in none notexec built; do
+  case $step in
+    none) want=clcg-mpi ;;
+    notexec) printf '#!/bin/sh\nexit 0\n' >"$tree/clcg-mpi"; chmod -x "$tree/clcg-mpi"; want=clcg-mpi ;;
+    built) chmod +x "$tree/clcg-mpi"; want=$tree/clcg-mpi ;;
+  esac
+  default_bin_is "$want" "$tree/scripts/scaling/run-series.sh" --dry-run --ranks 1 --size poisson3d:8 --out "$t/db"
+  check $? "run-series.sh without --bin, repository binary $step: runs $want" "$t/dry"
+  for f in one-node multi-node strong-scaling weak-scaling; do
+    (unset CLCG_PROBLEM; CLCG_PROBLEM=poisson3d:8; export CLCG_PROBLEM
+     default_bin_is "$want" "$tree/scripts/slurm/$f.sbatch" --dry-run --nodes 1 --gpus-per-node 2)
+    check $? "$f.sbatch without CLCG_BIN, repository binary $step: runs $want" "$t/dry"
+  done
+done
+# a run that exits 2 (a usage error) stops the series: the launcher here runs the binary
+# directly, and the binary is a stand-in that refuses its arguments
+printf '#!/bin/sh\nshift 2\nexec "$@"\n' >"$t/fake/launch"
+printf '#!/bin/sh\necho "clcg-mpi: unknown option (see --help)" >&2\nexit 2\n' >"$t/fake/refuse"
+chmod +x "$t/fake/launch" "$t/fake/refuse"
+MPIEXEC=$t/fake/launch bash "$scaling/run-series.sh" --ranks "1 2" --repeats 2 --exchange "needed neighbor" \
+  --bin "$t/fake/refuse" --size poisson3d:8 --out "$t/u2" >"$t/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && [ "$(find "$t/u2" -name '*.log' | wc -l)" -eq 1 ] && [ -e "$t/u2/strong-needed-p1-r1.log" ] &&
+  grep -q 'refused its arguments (exit 2' "$t/out" && grep -q 'clcg-mpi: unknown option' "$t/out"
+check $? "run-series.sh stops at the first run that exits 2 (rc=$rc)" "$t/out"
+MPIEXEC=$t/fake/launch bash "$scaling/run-series.sh" --ranks 1 --bin "$t/no-such-binary" --size poisson3d:8 \
+  --out "$t/u3" >"$t/out" 2>&1
+[ $? -eq 2 ] && grep -q "not found or not executable" "$t/out" && [ -z "$(find "$t/u3" -name '*.log')" ]
+check $? "run-series.sh names a missing binary instead of running it" "$t/out"
+# the templates inside a job: srun a stand-in that logs its binary and exits 2; the template
+# runs as sbatch runs it, a copy in a spool folder, submitted from the repository's root
+printf '#!/bin/sh\nfor a; do case $a in */clcg-mpi|clcg-mpi) echo "$a" >>"%s";; esac; done\nexit 2\n' \
+  "$t/fake/srun.log" >"$t/fake/srun"
+chmod +x "$t/fake/srun"
+for f in one-node multi-node strong-scaling weak-scaling; do
+  rm -f "$t/fake/srun.log"
+  cp "$slurm/$f.sbatch" "$t/spool/slurm_script"
+  (cd "$tree" && unset CLCG_BIN && SLURM_JOB_ID=7 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job-$f \
+     CLCG_EXCHANGE="needed neighbor" CLCG_PROBLEM=poisson3d:8 CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 \
+     PATH="$t/fake:$PATH" bash "$t/spool/slurm_script") >"$t/out" 2>&1
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(cat "$t/fake/srun.log" 2>/dev/null)" = "$tree/clcg-mpi" ] && grep -q 'refused its arguments' "$t/out"
+  check $? "$f.sbatch in a job: the submission folder's clcg-mpi, stopped at its first exit 2 (rc=$rc)" "$t/out"
+done
+
 # ---- a tiny strong and weak series on the CPU device ----
 if [ -z "${CLCG_BIN:-}" ] || [ ! -x "$CLCG_BIN" ] || [ -z "${MPIEXEC:-}" ]; then
   skip "strong series" "CLCG_BIN or MPIEXEC not set"
   skip "weak series" "CLCG_BIN or MPIEXEC not set"
+  skip "run-series.sh stops where clcg-mpi refuses an option" "CLCG_BIN or MPIEXEC not set"
   series=1
 else
   $limit bash "$scaling/run-series.sh" --strong --bin "$CLCG_BIN" --ranks "1 2" --size poisson3d:12 \
@@ -177,6 +238,11 @@ else
   [ $rc -eq 0 ] && [ "$(find "$t/s" -name 'weak-*.json' | wc -l)" -eq 2 ]
   check $? "weak series, 1 and 2 ranks (rc=$rc)" "$t/err"
   series=$((s1 + rc))
+  $limit bash "$scaling/run-series.sh" --bin "$CLCG_BIN" --ranks "1 2" --size poisson3d:8 --out "$t/u1" \
+    -- --no-such-option >"$t/out" 2>&1
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(find "$t/u1" -name '*.log' | wc -l)" -eq 1 ] && grep -q "no-such-option" "$t/out"
+  check $? "run-series.sh stops where clcg-mpi refuses an option (rc=$rc)" "$t/out"
 fi
 
 # ---- collect ----

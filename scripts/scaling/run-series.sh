@@ -20,13 +20,25 @@
 #                            refused, since collect.py would average them with the new ones
 #   --append                 add to such a folder: each point's repeats are numbered on
 #                            after the records it has
-#   --bin PATH               the binary (env CLCG_BIN, default clcg-mpi in PATH)
+#   --bin PATH               the binary (env CLCG_BIN; default the repository's built
+#                            clcg-mpi, two folders above this script, where it is
+#                            executable, else clcg-mpi in PATH)
 #   --dry-run                print the commands, run nothing (env CLCG_DRY_RUN=1)
 # Launcher: $MPIEXEC (default mpiexec) is called as `$MPIEXEC $MPIEXEC_NP P $MPIEXEC_ARGS`
 # with MPIEXEC_NP defaulting to -n; inside a SLURM allocation use MPIEXEC="srun --mpi=pmix".
 # Exit status 0 when every run finished (converged or reached the iteration limit),
-# 1 when a run failed (its log is beside its record), 2 on a usage error.
+# 1 when a run failed (its log is beside its record), 2 on a usage error, of this script
+# or of clcg-mpi: the series stops at the first run that exits 2, since every following
+# run would fail the same way.
 set -u
+
+# default_bin: the repository's built binary beside scripts/, else clcg-mpi from PATH
+default_bin() {
+  local top
+  top=$(cd "$(dirname "$0")/../.." 2>/dev/null && pwd) &&
+    [ -f "$top/clcg-mpi" ] && [ -x "$top/clcg-mpi" ] && { echo "$top/clcg-mpi"; return; }
+  echo clcg-mpi
+}
 
 series=${CLCG_SERIES:-strong}
 ranks=${CLCG_RANKS:-1 2 4}
@@ -35,7 +47,7 @@ exchanges=${CLCG_EXCHANGE:-neighbor}
 precond=${CLCG_PRECOND:-jacobi}
 repeats=${CLCG_REPEATS:-1}
 out=${CLCG_OUT:-scaling-out}
-bin=${CLCG_BIN:-clcg-mpi}
+bin=${CLCG_BIN:-$(default_bin)}
 dry=${CLCG_DRY_RUN:-0}
 append=0
 launcher=${MPIEXEC:-mpiexec}
@@ -138,10 +150,18 @@ for x in $exchanges; do
         echo "${cmd[*]}"
         continue
       fi
+      command -v "$bin" >/dev/null 2>&1 ||
+        die "the binary '$bin' is not found or not executable: build it (make), or name it with --bin"
       echo "# $series $x P=$p run $r: ${cmd[*]}" >&2
       rm -f "$name.json"
       "${cmd[@]}" >"$name.log" 2>&1
       rc=$?
+      if [ $rc -eq 2 ]; then
+        echo "run-series.sh: $series $x P=$p run $r: clcg-mpi refused its arguments (exit 2, a usage" \
+             "error), so every following run would too; the series stops here. From $name.log:" >&2
+        head -n 3 "$name.log" | sed 's/^/  /' >&2
+        exit 2
+      fi
       # 0: converged, 1: iteration limit (expected for fixed-iteration timing runs)
       if [ $rc -gt 1 ] || [ ! -s "$name.json" ]; then
         echo "run-series.sh: $series $x P=$p run $r failed (exit $rc), see $name.log" >&2
