@@ -114,6 +114,28 @@ for pr in poisson3d:2,2,99999999999999999999 poisson3d:4,4,4611686018427387904 p
   [ $? -eq 2 ] && grep -q "has more than 9 digits" "$t/dry" && ! grep -q "^mpiexec\|--generate" "$t/dry"
   check $? "run-series.sh refuses --size $pr" "$t/dry"
 done
+# clcg-mpi --generate takes poisson3d:N or poisson3d:NX,NY,NZ and refuses two sizes (status 2);
+# so does the weak form, instead of making NZ = NX; poisson2d takes one size or two
+for pr in poisson3d:16,8 poisson3d:8,16; do
+  (CLCG_PROBLEM=$pr; export CLCG_PROBLEM; dry weak-scaling.sbatch --nodes 1 --gpus-per-node 2)
+  [ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "poisson3d takes N or NX,NY,NZ" "$t/dry"
+  check $? "weak-scaling refuses CLCG_PROBLEM=$pr" "$t/dry"
+  bash "$scaling/run-series.sh" --dry-run --weak --ranks 2 --bin clcg-mpi --size $pr --out "$t/d9" >"$t/dry" 2>&1
+  [ $? -eq 2 ] && grep -q "poisson3d takes N or NX,NY,NZ" "$t/dry" && ! grep -q -- "--generate" "$t/dry"
+  check $? "run-series.sh --weak refuses --size $pr" "$t/dry"
+done
+# the forms kept, on 3 ranks: what each grows to, worked out by hand
+for pw in poisson3d:16=poisson3d:16,16,48 poisson3d:16,8,4=poisson3d:16,8,12 poisson2d:16=poisson2d:16,48 \
+          poisson2d:16,8=poisson2d:16,24; do
+  pr=${pw%%=*} want=${pw#*=}
+  (CLCG_PROBLEM=$pr CLCG_RANKS=3 CLCG_REPEATS=1 CLCG_EXCHANGE=neighbor
+   export CLCG_PROBLEM CLCG_RANKS CLCG_REPEATS CLCG_EXCHANGE; dry weak-scaling.sbatch --nodes 1 --gpus-per-node 4) &&
+    [ "$(wc -l <"$t/srun")" -eq 1 ] && has "--generate $want "
+  check $? "weak-scaling: CLCG_PROBLEM=$pr on 3 ranks is $want" "$t/dry"
+  bash "$scaling/run-series.sh" --dry-run --weak --ranks 3 --bin clcg-mpi --size $pr --out "$t/d9" >"$t/dry" 2>&1 &&
+    grep -q -- "--generate $want " "$t/dry"
+  check $? "run-series.sh --weak: --size $pr on 3 ranks is $want" "$t/dry"
+done
 dry strong-scaling.sbatch --nodes 1234567 --gpus-per-node 4
 [ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "at most 6" "$t/dry"
 check $? "strong-scaling refuses --nodes 1234567" "$t/dry"

@@ -5,7 +5,9 @@
 #
 # Strong: the same problem on every rank count.  Weak: the problem grows with the rank
 # count, the last grid dimension scaled by P (poisson3d:NX,NY,NZ -> NX,NY,NZ*P,
-# poisson2d:NX,NY -> NX,NY*P), so every rank owns the same slab and sends the same halo.
+# poisson3d:N -> N,N,N*P, poisson2d:NX,NY -> NX,NY*P, poisson2d:N -> N,N*P; as clcg-mpi's
+# --generate, poisson3d takes one size or three), so every rank owns the same slab and
+# sends the same halo.
 #
 # usage: run-series.sh [OPTION]... [-- CLCG-MPI-ARGS...]
 #   --strong | --weak        series kind (default strong; env CLCG_SERIES)
@@ -105,6 +107,8 @@ problem_args() {
   esac
   case $kind:${problem#*:} in
     poisson2d:*,*,*|poisson3d:*,*,*,*) die "too many sizes in '$problem'" ;;
+    poisson3d:*,*,*) ;;
+    poisson3d:*,*) die "poisson3d takes N or NX,NY,NZ, not two sizes: '$problem'" ;;
   esac
   IFS=, read -r nx ny nz <<EOF
 ${problem#*:}
