@@ -55,6 +55,28 @@ rc=$?; grep '^srun ' "$t/dry" >"$t/srun"
 [ $rc -eq 0 ] && [ "$(wc -l <"$t/srun")" -eq 2 ] && has ' --cpus-per-task=5 ' &&
   has ' --exchange neighbor .*--json clcg-dry-run/run-neighbor-p3.json --profile$'
 check $? "one-node dry run from CLCG_DRY_RUN and the environment" "$t/dry"
+# CLCG_RANKS and CLCG_REPEATS in the one-run templates: the rank count (within the
+# allocation) and clcg-mpi's --repeat; neither given, a rank a GPU and no --repeat
+(CLCG_RANKS=2; export CLCG_RANKS; dry one-node.sbatch --gpus-per-node 4) && [ "$(wc -l <"$t/srun")" -eq 1 ] &&
+  has "^srun --mpi=pmix --nodes=1 --ntasks=2 --ntasks-per-node=2 .*--json clcg-dry-run/run-neighbor-p2.json$"
+check $? "one-node dry run: CLCG_RANKS=2 on 4 GPUs runs 2 ranks" "$t/dry"
+(CLCG_REPEATS=3; export CLCG_REPEATS; dry one-node.sbatch --gpus-per-node 4) &&
+  has "^srun --mpi=pmix --nodes=1 --ntasks=4 .* --repeat=3 --json clcg-dry-run/run-neighbor-p4.json$"
+check $? "one-node dry run: CLCG_REPEATS=3 as --repeat=3" "$t/dry"
+dry one-node.sbatch --gpus-per-node 4 && ! has '--repeat'
+check $? "one-node dry run: no --repeat without CLCG_REPEATS" "$t/dry"
+(CLCG_RANKS=6 CLCG_REPEATS=5; export CLCG_RANKS CLCG_REPEATS; dry multi-node.sbatch --nodes 2 --gpus-per-node 4) &&
+  [ "$(wc -l <"$t/srun")" -eq 1 ] &&
+  has "^srun --mpi=pmix --nodes=2 --ntasks=6 --ntasks-per-node=3 .* --repeat=5 --json clcg-dry-run/run-neighbor-p6.json$"
+check $? "multi-node dry run: CLCG_RANKS=6 on 2 nodes of 4 GPUs, 3 a node; CLCG_REPEATS=5" "$t/dry"
+for v in "CLCG_RANKS=5:one-node.sbatch:do not fit" "CLCG_RANKS=9:multi-node.sbatch:do not fit" \
+         "CLCG_RANKS=1:multi-node.sbatch:without one" "CLCG_RANKS=1 2:one-node.sbatch:one rank count" \
+         "CLCG_RANKS=02:one-node.sbatch:not a positive" "CLCG_REPEATS=0:multi-node.sbatch:not a positive"; do
+  a=${v%%:*} f=${v#*:} f=${f%%:*} msg=${v##*:}
+  (export "$a"; dry "$f" --nodes "$(case $f in one*) echo 1 ;; *) echo 2 ;; esac)" --gpus-per-node 4)
+  [ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "$msg" "$t/dry"
+  check $? "$f refuses $a" "$t/dry"
+done
 dry one-node.sbatch --nodes 2
 [ $? -eq 2 ] && [ ! -s "$t/srun" ]
 check $? "one-node refuses two nodes" "$t/dry"
