@@ -552,12 +552,88 @@ for f in bench/scaling_node.sh bench/strong_probe.sh; do
   check $? "bash -n $(basename "$f")" "$t/err"
 done
 if have python3; then
-  (cd "$top" && python3 scripts/scaling/model.py --out "$t/model") >"$t/model.out" 2>&1; rc=$?
+  # from another folder: model.py finds its input files relative to itself
+  abstop=$(cd "$top" && pwd)
+  (cd "$t" && python3 "$abstop/scripts/scaling/model.py" --out "$t/model") >"$t/model.out" 2>&1; rc=$?
   rows=$(awk -F, 'NR > 1 && $5 + 0 > 0 { n++ } END { print n + 0 }' "$t/model/model.csv" 2>/dev/null)
   [ $rc -eq 0 ] && [ "$rows" = 60 ] && grep -q 'strong neighbor, 4 GPUs: measured [0-9.]* ms, model [0-9.]* ms' "$t/model.out"
-  check $? "model.py: 60 modelled points, the 4-GPU measurements beside the model (rc=$rc, rows $rows)" "$t/model.out"
+  check $? "model.py run from another folder: 60 modelled points, the 4-GPU measurements beside the model (rc=$rc, rows $rows)" "$t/model.out"
+  # docs/scaling.md quotes what model.py computes: the extrapolation table (each figure within
+  # half a unit of its last digit shown), the halo's arrival, the staging rate, the needed mode
+  python3 - "$top/docs/scaling.md" "$t/model/model.csv" "$t/model.out" "$top/bench/comm-2gpu.json" >"$t/err" 2>&1 <<'EOF'
+import csv, json, re, sys
+doc = open(sys.argv[1], encoding="utf-8").read()
+flat = " ".join(doc.split())
+model = {(r["series"], r["exchange"], int(r["gpus"])): r for r in csv.DictReader(open(sys.argv[2]))}
+out = open(sys.argv[3]).read()
+comm = json.load(open(sys.argv[4]))
+bad = []
+def near(shown, value, what):
+    """shown (text) is value rounded: within half a unit of its last digit (for whole
+    numbers with trailing zeros, of its last non-zero digit)"""
+    if "." in shown:
+        tol = 0.5 * 10 ** -len(shown.split(".")[1])
+    else:
+        tol = 0.5 * 10 ** (len(shown) - len(shown.rstrip("0")) if shown.strip("0") else 0)
+    if abs(float(shown) - value) > tol * (1 + 1e-9):
+        bad.append("%s: the doc says %s, the model %.4g" % (what, shown, value))
+# the extrapolation table
+table = doc.split("## Extrapolation")[1].split("\n\n")[1]
+series = None
+cells = 0
+for line in table.splitlines():
+    col = [c.strip() for c in line.strip("|").split("|")]
+    if len(col) != 5 or not col[1].startswith("`"):
+        continue
+    series = ("strong" if col[0].startswith("strong") else "weak") if col[0] else series
+    mode = col[1].strip("`")
+    for P, cell in zip((8, 64, 512), col[2:]):
+        m = re.match(r"([0-9.]+) \(([0-9.]+)(x| %)\)$", cell)
+        if not m:
+            bad.append("cell %r" % cell)
+            continue
+        r = model[(series, mode, P)]
+        near(m.group(1), float(r["ms"]), "%s %s %d ms" % (series, mode, P))
+        if m.group(3) == "x":
+            near(m.group(2), float(r["speedup"]), "%s %s %d speedup" % (series, mode, P))
+        else:
+            near(m.group(2), 100 * float(r["efficiency"]), "%s %s %d efficiency" % (series, mode, P))
+        cells += 1
+if cells != 18:
+    bad.append("%d cells in the extrapolation table, not 18" % cells)
+# the halo's arrival on 2 GPUs, through the window and through MPI
+for how, pat in (("the shared-memory window", r"boundary SpMV (\S+) µs after update_p_pack"),
+                 ("MPI", r"Through MPI, as before the window, it comes to (\S+) µs")):
+    m = re.search(r"through %s: the ghosts at the boundary SpMV ([0-9.]+) us" % how, out)
+    d = re.search(pat, flat)
+    if not (m and d and d.group(1) == m.group(1)):
+        bad.append("halo through %s: doc %s, model %s" % (how, d and d.group(1), m and m.group(1)))
+# the pinned staging rate the model takes
+d = re.search(r"pinned buffers \(([0-9.]+) GB/s at 512 KB", flat)
+if not (d and d.group(1) == "%.1f" % comm["d2h_pinned_512k_GBps"]):
+    bad.append("pinned rate: doc %s, d2h_pinned_512k_GBps %s" % (d and d.group(1), comm["d2h_pinned_512k_GBps"]))
+# needed: weak efficiency on 8, 16, 32 GPUs; strong speedup on 2, 4, 8
+d = re.search(r"keeps weak scaling to about 8 GPUs \(([0-9]+) %; ([0-9]+) % at 16, ([0-9]+) % at 32\)", flat)
+if d:
+    for shown, P in zip(d.groups(), (8, 16, 32)):
+        near(shown, 100 * float(model[("weak", "needed", P)]["efficiency"]), "weak needed %d" % P)
+else:
+    bad.append("needed's weak scaling sentence not found")
+d = re.search(r"fastest on 2 GPUs \(([0-9.]+)x; ([0-9.]+)x on 4, ([0-9.]+)x on 8", flat)
+if d:
+    for shown, P in zip(d.groups(), (2, 4, 8)):
+        near(shown, float(model[("strong", "needed", P)]["speedup"]), "strong needed %d" % P)
+    if max((float(r["speedup"]), P) for (s, x, P), r in model.items() if s == "strong" and x == "needed")[1] != 2:
+        bad.append("the model's strong needed does not peak on 2 GPUs")
+else:
+    bad.append("needed's strong scaling sentence not found")
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+  check $? "docs/scaling.md: its model figures are what model.py computes" "$t/err"
 else
   skip "model.py" "no python3"
+  skip "docs/scaling.md against model.py" "no python3"
 fi
 
 done_testing

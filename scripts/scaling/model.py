@@ -7,7 +7,10 @@ taken from); extrapolated to a 200 Gb/s InfiniBand cluster.
 
 usage: model.py [--comm bench/comm-2gpu.json]
                 [--measured bench/scaling-2gpu-summary.csv,bench/scaling-4gpu-summary.csv]
-                [--out DIR]     (writes DIR/model.csv, DIR/model-*.png with gnuplot)"""
+                [--out DIR]     (writes DIR/model.csv, DIR/model-*.png with gnuplot;
+                                 default bench/plots)
+The default files are found relative to this script (the repository's bench/), so it runs
+from any folder; paths given on the command line are taken as given."""
 import argparse
 import csv
 import json
@@ -15,11 +18,14 @@ import math
 import os
 import subprocess
 
+# the repository's bench/ folder, two above this script
+BENCH = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 p = argparse.ArgumentParser()
-p.add_argument("--comm", default="bench/comm-2gpu.json")
-p.add_argument("--measured", default="bench/scaling-2gpu-summary.csv,bench/scaling-4gpu-summary.csv",
+p.add_argument("--comm", default=os.path.join(BENCH, "comm-2gpu.json"))
+p.add_argument("--measured", default=",".join(os.path.join(BENCH, f) for f in
+                                              ("scaling-2gpu-summary.csv", "scaling-4gpu-summary.csv")),
                help="summary CSVs of collect.py, comma-separated")
-p.add_argument("--out", default="bench/plots")
+p.add_argument("--out", default=os.path.join(BENCH, "plots"))
 a = p.parse_args()
 comm = json.load(open(a.comm))
 
@@ -54,9 +60,11 @@ IB = {"lat": 2.0e-6, "bw": 25e9, "allreduce_step": 2.5e-6}   # 200 Gb/s InfiniBa
 ALLGATHER_EFF = 134e6 / 57.2e-3
 
 
-def iteration(n_total, P, mode, variant, net, N2=256 * 256):
+def iteration(n_total, P, mode, variant, net, N2=256 * 256, parts=None):
     """Seconds per CG iteration on P GPUs, one rank per GPU, rows in P slabs of an
-    NX x NY x NZ grid whose plane (the halo towards one side) holds N2 entries."""
+    NX x NY x NZ grid whose plane (the halo towards one side) holds N2 entries; and the
+    seconds of communication in it.  parts, a dict, gets the halo's way: the pinned
+    staging ("stage"), MPI ("mpi"), the host's part ("host") and their sum ("halo")."""
     nr = n_total / P
     if P == 1:
         return T_FUSED_ROW * nr, 0.0
@@ -92,6 +100,8 @@ def iteration(n_total, P, mode, variant, net, N2=256 * 256):
     # its own before p is formed (decided from the run: src/cg_ocl.c, pack_first), so that
     # the forming of p covers them too
     t_halo = t_stage + t_mpi + T_HALO_HOST
+    if parts is not None:
+        parts.update(stage=t_stage, mpi=t_mpi, host=T_HALO_HOST, halo=t_halo)
     window = t_spmv_interior
     if variant == "standard" and t_halo + T_BND > window:
         window += 24 * nr / BW
@@ -127,12 +137,24 @@ def main():
         if r["gpus"] in (1, 2, 8, 64, 512):
             print("| %s | %s | %d | %.3f | %.3f | %.2f | %.0f%% |" % (r["series"], r["exchange"], r["gpus"], r["ms"],
                                                                 r["comm_ms"], r["speedup"], 100 * r["efficiency"]))
+    # the ghosts' way on 2 GPUs (strong 256^3, neighbor): from the end of update_p_pack to the
+    # ghosts at the boundary SpMV, through the node's shared-memory window as the model takes
+    # it, and through MPI as before the window (and as the trace of 2026-11-27 03:16 UTC ran)
+    print()
+    for how, net in (("the shared-memory window", NODE), ("MPI", dict(NODE, window=False))):
+        w = {}
+        iteration(n1, 2, "neighbor", "standard", net, parts=w)
+        print("halo, strong 256^3 on 2 GPUs, through %s: the ghosts at the boundary SpMV %.0f us after"
+              " update_p_pack (pinned staging %.1f us, MPI %.1f us, host %.0f us)"
+              % (how, 1e6 * w["halo"], 1e6 * w["stage"], 1e6 * w["mpi"], 1e6 * w["host"]))
     # the measured points of one node (one rank per GPU) beside the model, with the node's
     # parameters: inner slabs there exchange with both neighbours through the same host
     for path in a.measured.split(","):
         if not os.path.exists(path):
             continue
-        print("\nmeasured in one node (%s) against the model:" % path)
+        shown = os.path.relpath(path, os.path.dirname(BENCH)) if os.path.abspath(path).startswith(
+            os.path.dirname(BENCH) + os.sep) else path
+        print("\nmeasured in one node (%s) against the model:" % shown)
         for m in csv.DictReader(open(path)):
             P = int(m["ranks"])
             # the variant the point ran (collect.py's variant column), or, in older summaries
