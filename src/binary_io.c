@@ -332,6 +332,8 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     named = 1;
+    if (rank != 0)   /* rank 0's name: guarded on every rank */
+        clcg_tmp_peer(tmp);
     st = mpi_err(MPI_File_open(comm, tmp, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
                  path, "cannot create");
     opened = st == CLCG_OK;

@@ -164,6 +164,16 @@ void clcg_tmp_release(int slot);
 /* The temporary name an output TARGET is written under before the rename: TARGET.tmp.PID,
  * or DIR/.clcg-PID.tmp where that would pass the longest file name. */
 void clcg_tmp_name(const char *target, long pid, char *out, size_t len);
+/* The other ranks guard rank 0's temporary files too: a launcher ending the job (mpirun
+ * passing on SIGTERM) may signal another rank first and, once that one has died, kill rank
+ * 0 before its handler runs.  clcg_tmp_set_pid0 (every rank, after MPI_Init) keeps rank 0's
+ * pid; clcg_tmp_peer guards a name that a peer writes (removed on the signals, as this
+ * rank's own; kept to the end: once renamed, the name is gone and its removal does nothing);
+ * clcg_tmp_expect (ranks other than 0) guards the name rank 0 writes output PATH under. */
+void clcg_tmp_set_pid0(long pid);
+long clcg_tmp_pid0(void);
+void clcg_tmp_peer(const char *path);
+void clcg_tmp_expect(const char *path);
 
 /* ---- sparse matrices ---- */
 typedef int64_t clcg_gidx;   /* global row/column index */

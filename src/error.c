@@ -194,10 +194,13 @@ static void *run_range(void *arg)
     return NULL;
 }
 
-/* slot 0: the file being written; 1 and 2: files written, whose renames wait for the others */
-#define NSLOTS 3
+/* slot 0: the file being written; 1 and 2: files written, whose renames wait for the others;
+ * 3 to 6: files a peer (rank 0) writes (clcg_tmp_peer) */
+#define NSLOTS 7
+#define PEER0 3
 static char tmp_path[NSLOTS][4096];
 static volatile sig_atomic_t tmp_set[NSLOTS];
+static long tmp_pid0;
 
 /* The signals whose default ends the process and that a job may be sent (scancel, a time
  * limit, SLURM's --signal without B:, a CPU or file size limit).  All are taken before
@@ -325,7 +328,7 @@ void clcg_tmp_file(const char *path)
 
 int clcg_tmp_hold(const char *path)
 {
-    for (int k = 1; k < NSLOTS; k++)
+    for (int k = 1; k < PEER0; k++)
         if (!tmp_set[k]) {
             tmp_slot(k, path);
             return tmp_set[k] ? k : 0;
@@ -335,8 +338,30 @@ int clcg_tmp_hold(const char *path)
 
 void clcg_tmp_release(int slot)
 {
-    if (slot > 0 && slot < NSLOTS)
+    if (slot > 0 && slot < PEER0)
         tmp_slot(slot, NULL);
+}
+
+void clcg_tmp_set_pid0(long pid)
+{
+    tmp_pid0 = pid;
+}
+
+long clcg_tmp_pid0(void)
+{
+    return tmp_pid0;
+}
+
+void clcg_tmp_peer(const char *path)
+{
+    for (int k = PEER0; k < NSLOTS && path; k++) {
+        if (tmp_set[k] && !strcmp(tmp_path[k], path))
+            return;
+        if (!tmp_set[k]) {
+            tmp_slot(k, path);
+            return;
+        }
+    }
 }
 
 static int sharers = 1;   /* processes of this job on this node */

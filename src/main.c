@@ -123,6 +123,8 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
     int rank, binary = 0;
     clcg_status st = CLCG_OK;
     MPI_Comm_rank(comm, &rank);
+    if (rank != 0)
+        clcg_tmp_expect(o->write_matrix);
     if (o->matrix)
         CLCG_CALL(clcg_dist_probe_binary(comm, o->matrix, &binary));
     if (rank == 0 && binary) {
@@ -220,6 +222,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(comm, &size);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     clcg_tmp_guard();
+    {   /* the other ranks guard rank 0's temporary files too */
+        long pid0 = (long)getpid();
+        MPI_Bcast(&pid0, 1, MPI_LONG, 0, comm);
+        clcg_tmp_set_pid0(pid0);
+    }
     {
         MPI_Comm node;
         int lsize = 1;

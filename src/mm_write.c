@@ -153,6 +153,23 @@ void clcg_tmp_name(const char *target, long pid, char *out, size_t len)
     }
 }
 
+void clcg_tmp_expect(const char *path)
+{
+    struct stat sf;
+    const long pid0 = clcg_tmp_pid0();
+    if (!path || pid0 <= 0 || out_descriptor(path) >= 0 || (stat(path, &sf) == 0 && !S_ISREG(sf.st_mode)))
+        return;   /* written in place: no temporary name */
+    char *target = clcg_link_end(path);
+    const size_t n = target ? strlen(target) + 32 : 0;
+    char *tmp = target ? malloc(n) : NULL;
+    if (tmp) {
+        clcg_tmp_name(target, pid0, tmp, n);
+        clcg_tmp_peer(tmp);
+    }
+    free(tmp);
+    free(target);
+}
+
 static clcg_status out_open(mm_out *o, const char *path)
 {
     clcg_status st;

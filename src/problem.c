@@ -505,6 +505,8 @@ clcg_status clcg_problem_write_solution(MPI_Comm comm, const clcg_problem *p, co
             }
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    if (rank != 0)
+        clcg_tmp_expect(path);
     if (MPI_Gatherv(p->x, (int)p->A.nrows, MPI_DOUBLE, x, counts, displs, MPI_DOUBLE, 0, comm) != MPI_SUCCESS) {
         st = clcg_error(CLCG_ERR_MPI, "MPI_Gatherv of the solution failed");
         goto out;

@@ -209,6 +209,8 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
     clcg_status st = CLCG_OK;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    if (rank != 0)
+        clcg_tmp_expect(o->json);
     if (rank == 0) {
         char tmp[4096], date[64], host[256] = "", *target = NULL;
         int direct = 0;

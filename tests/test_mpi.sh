@@ -479,6 +479,29 @@ timeout 60 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:6 --write-binary "$f" 
 [ $rc -eq 0 ] && [ -s "$f" ]; ok $? "--write-binary to a path of 270 characters on 2 ranks (rc=$rc $(head -c 80 "$t/err"))"
 CLCG_MPIIO_ONLY=1 timeout 60 $MPIEXEC -n 2 "$CLCG_BIN" "$f" -q 2>"$t/err"; rc=$?
 [ $rc -eq 0 ]; ok $? "read back through MPI-IO on 2 ranks (rc=$rc $(head -c 80 "$t/err"))"
+# a launcher ending the job may signal another rank first and kill rank 0 before its own
+# handler runs (mpiexec passing on SIGTERM): the other ranks guard rank 0's temporary files
+# too.  Rank 0 holds the solution while its --json record waits on a FIFO that nobody reads;
+# rank 1 gets SIGTERM, rank 0 SIGKILL: the solution's temporary file is gone all the same.
+mkdir "$t/peer"
+if mkfifo "$t/peer/r.fifo" 2>/dev/null; then
+  timeout 120 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:10 -o "$t/peer/x.mtx" --json "$t/peer/r.fifo" -q \
+    </dev/null >/dev/null 2>&1 & pid=$!
+  i=0; while [ $i -lt 500 ] && ! ls "$t/peer" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+  p0=$(ls "$t/peer" | sed -n 's/.*\.tmp\.//p')
+  p1=
+  for d in /proc/[0-9]*; do   # the rank that is not rank 0 (not the launcher)
+    q=${d#/proc/}
+    [ "$q" != "$p0" ] && [ "$(cat "$d/comm" 2>/dev/null)" = clcg-mpi ] &&
+      tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q -- "-o $t/peer/x.mtx" && p1=$q
+  done
+  seen=$(ls "$t/peer" | grep -c tmp)
+  [ -n "$p1" ] && kill -TERM "$p1"; sleep 0.5; [ -n "$p0" ] && kill -KILL "$p0" 2>/dev/null; wait $pid
+  [ "$seen" -eq 1 ] && [ -n "$p0" ] && [ -n "$p1" ] && [ "$(ls -A "$t/peer")" = r.fifo ]
+  ok $? "SIGTERM to rank 1, SIGKILL to rank 0 while rank 0 holds the solution: its temporary file is gone (ranks $p0 $p1, seen $seen, left: $(ls -A "$t/peer" | tr '\n' ' '))"
+else
+  skip "SIGTERM to rank 1 while rank 0 holds the solution" "no mkfifo"
+fi
 # the record's times on 3 ranks, on the device (--repeat 3) and in the reference (one
 # solve): the solve is the median of the repeats, the ranks' own times of it lie at or below
 # it, and the communication of any one rank (exchange + allreduce) fits in the solve
