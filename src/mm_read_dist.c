@@ -45,6 +45,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -409,6 +410,42 @@ static int map_text(int fd, int64_t start, size_t len, char **map, size_t *maple
     return 1;
 }
 
+/* A mapped file that shrinks while it is read (another process truncating it) faults on
+ * the pages past its new end (SIGBUS).  While the map is in use the fault ends this rank
+ * with one message and the status of bad input (3), as a file found short when read does;
+ * the launcher ends the others. */
+static char bus_msg[4400];
+static size_t bus_len;
+static struct sigaction bus_before;
+
+static void bus_fault(int sig)
+{
+    (void)sig;
+    ssize_t w = write(STDERR_FILENO, bus_msg, bus_len);
+    (void)w;
+    _exit(CLCG_EXIT_INPUT);
+}
+
+static void bus_guard(const char *path, int rank, int on)
+{
+    struct sigaction sa;
+    if (!on) {
+        sigaction(SIGBUS, &bus_before, NULL);
+        return;
+    }
+    if (rank == 0)
+        snprintf(bus_msg, sizeof bus_msg, "clcg-mpi: %.4000s: the file changed while it was read (it is shorter now)\n",
+                 path);
+    else
+        snprintf(bus_msg, sizeof bus_msg,
+                 "clcg-mpi: rank %d: %.4000s: the file changed while it was read (it is shorter now)\n", rank, path);
+    bus_len = strlen(bus_msg);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = bus_fault;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &bus_before);
+}
+
 #define EARLY_CHECK ((size_t)1 << 20)   /* bytes of rank 0's share parsed before the rest */
 
 /* The file's first lines parsed alone first (rank 0, before any rank looks for the start
@@ -487,8 +524,12 @@ static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_hea
     if (end < start)
         end = start;
     len = (size_t)(end - start);
-    if (map_text(fd, start, len, &map, &maplen, &buf))
+    if (map_text(fd, start, len, &map, &maplen, &buf)) {
         st = CLCG_OK;
+        bus_guard(path, rank, 1);
+        if (clcg_fault_armed(rank, "bus"))   /* tests: the fault of a file cut short while mapped */
+            raise(SIGBUS);
+    }
     else if ((st = clcg_malloc(&own, len + 1, 1, "the text of the matrix")) == CLCG_OK) {
         st = pread_all(fd, path, own, len, start);
         buf = own;
@@ -512,8 +553,10 @@ static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_hea
 out:
     if (fd >= 0)
         close(fd);
-    if (map)
+    if (map) {
         munmap(map, maplen);
+        bus_guard(path, rank, 0);
+    }
     free(own);
     free(starts);
     return st;

@@ -502,6 +502,16 @@ if mkfifo "$t/peer/r.fifo" 2>/dev/null; then
 else
   skip "SIGTERM to rank 1 while rank 0 holds the solution" "no mkfifo"
 fi
+# a .mtx file cut short by another process while a rank parses its mapped share (SIGBUS,
+# CLCG_FAULT=R:bus stands in): that rank says so, status 3, the others end too
+"$CLCG_BIN" --generate poisson2d:30 --write-matrix "$t/bus.mtx" -q
+for c in "1 0" "3 2"; do
+  set -- $c
+  CLCG_FAULT=$2:bus timeout 60 $MPIEXEC -n $1 "$CLCG_BIN" "$t/bus.mtx" -o "$t/xbus.mtx" </dev/null >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ ! -e "$t/xbus.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+    grep -q "^clcg-mpi: \(rank $2: \)\{0,1\}$t/bus.mtx: the file changed while it was read" "$t/err"
+  ok $? "a file cut short under rank $2 of $1 while mapped: exit 3, one message, no output (rc=$rc $(grep '^clcg' "$t/err" | head -c 120))"
+done
 # the record's times on 3 ranks, on the device (--repeat 3) and in the reference (one
 # solve): the solve is the median of the repeats, the ranks' own times of it lie at or below
 # it, and the communication of any one rank (exchange + allreduce) fits in the solve
