@@ -55,14 +55,20 @@ static int finish(MPI_Comm comm)
     return st != CLCG_OK ? fail(comm, st) : 0;
 }
 
-/* Every rank must be started with the same arguments (and CLCG_DEVICE_TYPE, which sets an
- * option): ranks that parse different options take different paths, and one would wait
- * forever in a collective call that another skips.  Compared by a hash, on every rank. */
+/* Every rank must be started with the same arguments (and the same values of the variables
+ * below: CLCG_DEVICE_TYPE sets an option, the others how many collective steps a solve or a
+ * read takes): ranks that parse different options take different paths, and one would wait
+ * forever in a collective call that another skips.  Compared by a hash, on every rank.  (The
+ * CLCG_* switches that options.c reads are agreed after the parse, with their own message.) */
+static const char *const same_env[] = {"CLCG_DEVICE_TYPE", "CLCG_WARMUP", "CLCG_MPIIO_ONLY", "CLCG_READ_CHUNK",
+                                       "CLCG_PARSE_MIN", "CLCG_BINARY_WIDE"};
+#define NSAME_ENV ((int)(sizeof same_env / sizeof same_env[0]))
+
 static clcg_status same_arguments(MPI_Comm comm, int argc, char **argv)
 {
     uint64_t h = 1469598103934665603ull, lo = 0, hi = 0;
-    for (int i = 1; i <= argc; i++) {
-        const char *a = i < argc ? argv[i] : getenv("CLCG_DEVICE_TYPE");
+    for (int i = 1; i < argc + NSAME_ENV; i++) {
+        const char *a = i < argc ? argv[i] : getenv(same_env[i - argc]);
         for (const char *c = a ? a : ""; ; c++) {
             h = (h ^ (unsigned char)*c) * 1099511628211ull;
             if (!*c)
@@ -74,8 +80,8 @@ static clcg_status same_arguments(MPI_Comm comm, int argc, char **argv)
         MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
         return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the argument hash failed");
     if (lo != hi)
-        return clcg_error(CLCG_ERR_USAGE, "the ranks were started with different arguments (or CLCG_DEVICE_TYPE): "
-                          "give every rank the same");
+        return clcg_error(CLCG_ERR_USAGE, "the ranks were started with different arguments (or CLCG_DEVICE_TYPE, "
+                          "CLCG_WARMUP, ...): give every rank the same");
     return CLCG_OK;
 }
 

@@ -455,6 +455,11 @@ ok $? "one rank with another CLCG_DEVICE_TYPE: exit 2, named, no hang (rc=$rc)"
 timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 -q : -n 1 env CLCG_DEVICE_TYPE=bogus "$CLCG_BIN" \
   --generate poisson2d:30 -q >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 2 ]; ok $? "one rank with an unknown CLCG_DEVICE_TYPE: exit 2, no hang (rc=$rc)"
+# CLCG_WARMUP=0 (no warm-up solve) on one rank only: its solve would wait for the other's
+timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 -q : -n 1 env CLCG_WARMUP=0 "$CLCG_BIN" \
+  --generate poisson2d:30 -q >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 2 ] && grep -q 'different arguments' "$t/err"
+ok $? "one rank with CLCG_WARMUP=0: exit 2, named, no hang (rc=$rc)"
 # a switch refused on some ranks only: every rank ends, with that rank's message
 for ev in CLCG_HALO_SHM=junk CLCG_SHM_RANKS=-1 CLCG_SR_ROWS=x; do
   timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 -o "$t/mx.mtx" -q : -n 2 env "$ev" "$CLCG_BIN" \
