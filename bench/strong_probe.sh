@@ -3,8 +3,9 @@
 # (so that drift of the machine falls on all of them alike); then the kernel timeline of each
 # configuration that CLCG_PROBE_TIMELINE names.  A configuration is "label|env|mpirun options|clcg
 # options" (the clcg options may name another --generate).  Prints ms per iteration last.
-# A label ending in "-np" runs without --json (the record profiles every launch) and reads
-# the time from the report's last line: the queues as a run without --profile has them.
+# A label ending in "-np" runs without --json and reads the time from the report's last line.
+# (Until 2026-11-27 15:50 UTC a --json record profiled every launch, so "-np" was the only
+# unprofiled form; since, both are, unless the configuration passes --profile.)
 # usage: bench/strong_probe.sh OUTDIR [ROUNDS] [SIZE]     (in a built tree on the GPU machine)
 set -u
 out=${1:-probe-out}
