@@ -1486,14 +1486,26 @@ static clcg_status pick_devices(MPI_Comm comm, const clcg_options *o, clcg_devin
     }
     if (*count > CLCG_MAX_DEVS)
         *count = CLCG_MAX_DEVS;
-    {   /* the node's GPUs that no rank takes (the same list on every rank, or each its own) */
+    /* the node's GPUs that no rank takes (with the same list on every rank, those no rank's
+       range covers; each its own: the ones each leaves), and whether some rank failed, so
+       that none waits below for one that did */
+    int failed = 0;
+    {
         const int gpus = st == CLCG_OK && m > 0 && list[0].is_gpu;
-        int n[2] = {gpus ? *count : 0, gpus && *count < m ? m - *count : 0};
-        MPI_Allreduce(MPI_IN_PLACE, n, 2, MPI_INT, MPI_SUM, node);
-        *idle = !gpus ? 0 : same ? (m > n[0] ? m - n[0] : 0) : n[1];
+        uint64_t mask[4] = {0, 0, 0, 0};   /* the devices of the list in use, up to 256 */
+        long long n[2] = {gpus && *count < m ? m - *count : 0, st != CLCG_OK};
+        for (int i = *first; gpus && same && i < *first + *count && i < 256; i++)
+            mask[i / 64] |= (uint64_t)1 << (i % 64);
+        MPI_Allreduce(MPI_IN_PLACE, mask, 4, MPI_UINT64_T, MPI_BOR, node);
+        MPI_Allreduce(MPI_IN_PLACE, n, 2, MPI_LONG_LONG, MPI_SUM, node);
+        int used = 0;
+        for (int i = 0; i < 4; i++)
+            used += __builtin_popcountll(mask[i]);
+        failed = n[1] > 0;
+        *idle = !gpus ? 0 : same ? (m > used ? m - used : 0) : (int)n[0];
     }
     /* who else on this node uses my first device? */
-    if (st == CLCG_OK) {
+    if (st == CLCG_OK && !failed) {
         device_identity(&list[*first], *first, id, sizeof id);
         MPI_Allgather(id, sizeof id, MPI_CHAR, all, sizeof id, MPI_CHAR, node);
         *sharers = 0;
@@ -2023,6 +2035,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     fill_info(&c, info, run);
+    info->timed_iterations = res->iterations;
     /* the true residual, on the host, independent of the device kernels */
     st = clcg_malloc(&resid, (size_t)p->A.ncols + 1, sizeof *resid, "residual vector");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);

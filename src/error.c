@@ -229,8 +229,10 @@ static void tmp_remove_as(int sig, int top)
 {
     const int saved = errno;   /* should the handler before ours return */
     for (int k = 0; k < NSLOTS; k++)
-        if (tmp_set[k])
+        if (tmp_set[k]) {
+            atomic_thread_fence(memory_order_acquire);   /* the name that the flag stands for */
             unlink(tmp_path[k]);
+        }
     for (int i = 0; i < NGUARDED; i++) {
         if (guarded[i] != sig)
             continue;
@@ -306,11 +308,13 @@ void clcg_tmp_guard(void)
 
 static void tmp_slot(int k, const char *path)
 {
+    /* fences of the processor, not only the compiler's: the handler may run on another
+       thread (an MPI or OpenCL one) of a weakly ordered machine */
     tmp_set[k] = 0;
-    atomic_signal_fence(memory_order_seq_cst);   /* the flag off before the name changes */
+    atomic_thread_fence(memory_order_seq_cst);   /* the flag off before the name changes */
     if (path && strlen(path) < sizeof tmp_path[k]) {
         memcpy(tmp_path[k], path, strlen(path) + 1);
-        atomic_signal_fence(memory_order_seq_cst);   /* the name before the flag */
+        atomic_thread_fence(memory_order_release);   /* the name before the flag */
         tmp_set[k] = 1;
     }
     int any = 0;

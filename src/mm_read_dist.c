@@ -351,6 +351,57 @@ static int parse_parallel(const char *path, const clcg_mm_header *open_h, const 
     return done;
 }
 
+/* A mapped file that shrinks while it is read (another process truncating it) faults on
+ * the pages past its new end (SIGBUS).  While this rank parses its mapped share (armed: the
+ * local passes over the text, not the collective steps between them) the fault ends it with
+ * one message and the status of bad input (3), as a file found short when read does; the
+ * launcher ends the others.  A SIGBUS at any other time goes where it went before. */
+static char bus_msg[4400];
+static size_t bus_len;
+static struct sigaction bus_before;
+static volatile sig_atomic_t bus_on, bus_armed;
+
+static void bus_fault(int sig)
+{
+    if (!bus_armed) {   /* not the map's: to the handler before ours (a fault comes again) */
+        sigaction(SIGBUS, &bus_before, NULL);
+        raise(sig);
+        return;
+    }
+    ssize_t w = write(STDERR_FILENO, bus_msg, bus_len);
+    (void)w;
+    _exit(CLCG_EXIT_INPUT);
+}
+
+static void bus_guard(const char *path, int rank, int on)
+{
+    struct sigaction sa;
+    bus_armed = 0;
+    if (!on) {
+        if (bus_on)
+            sigaction(SIGBUS, &bus_before, NULL);
+        bus_on = 0;
+        return;
+    }
+    if (rank == 0)
+        snprintf(bus_msg, sizeof bus_msg, "clcg-mpi: %.4000s: the file changed while it was read (it is shorter now)\n",
+                 path);
+    else
+        snprintf(bus_msg, sizeof bus_msg,
+                 "clcg-mpi: rank %d: %.4000s: the file changed while it was read (it is shorter now)\n", rank, path);
+    bus_len = strlen(bus_msg);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = bus_fault;
+    sigemptyset(&sa.sa_mask);
+    bus_on = sigaction(SIGBUS, &sa, &bus_before) == 0;
+}
+
+/* armed while the mapped text is read here (no-op without a map) */
+static void bus_arm(int armed)
+{
+    bus_armed = bus_on && armed;
+}
+
 /* One round: every rank parses its piece buf[0..len) (first line first_line) into coo;
  * *base, the entries of all earlier rounds, grows by this round's.  The rank whose piece
  * holds entry number nentries+1 reports it (its own later errors come after it in the
@@ -366,10 +417,12 @@ static clcg_status parse_round(MPI_Comm comm, const char *path, const clcg_mm_he
 
     MPI_Comm_rank(comm, &rank);
     open_h.nentries = INT64_MAX;     /* count here; the declared count is checked below */
+    bus_arm(1);
     if (parse_parallel(path, &open_h, buf, len, first_line, coo, &k))
         st = CLCG_OK;
     else
         st = clcg_mm_parse_entries(path, &open_h, buf, len, first_line, coo, &k);
+    bus_arm(0);
     if (st != CLCG_OK)
         k = coo->len - before;       /* the entries before the bad line */
     if (MPI_Exscan(&k, &prefix, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
@@ -382,7 +435,9 @@ static clcg_status parse_round(MPI_Comm comm, const char *path, const clcg_mm_he
         clcg_coo scratch = {0};
         int64_t c = g;
         clcg_error_clear();
+        bus_arm(1);
         st = clcg_mm_parse_entries(path, h, buf, len, first_line, &scratch, &c);
+        bus_arm(0);
         clcg_coo_free(&scratch);
         if (st == CLCG_OK)
             st = clcg_error(CLCG_ERR_INTERNAL, "%s: entry count across ranks is inconsistent", path);
@@ -408,42 +463,6 @@ static int map_text(int fd, int64_t start, size_t len, char **map, size_t *maple
     *maplen = len + (size_t)(start - at);
     *text = (const char *)m + (start - at);
     return 1;
-}
-
-/* A mapped file that shrinks while it is read (another process truncating it) faults on
- * the pages past its new end (SIGBUS).  While the map is in use the fault ends this rank
- * with one message and the status of bad input (3), as a file found short when read does;
- * the launcher ends the others. */
-static char bus_msg[4400];
-static size_t bus_len;
-static struct sigaction bus_before;
-
-static void bus_fault(int sig)
-{
-    (void)sig;
-    ssize_t w = write(STDERR_FILENO, bus_msg, bus_len);
-    (void)w;
-    _exit(CLCG_EXIT_INPUT);
-}
-
-static void bus_guard(const char *path, int rank, int on)
-{
-    struct sigaction sa;
-    if (!on) {
-        sigaction(SIGBUS, &bus_before, NULL);
-        return;
-    }
-    if (rank == 0)
-        snprintf(bus_msg, sizeof bus_msg, "clcg-mpi: %.4000s: the file changed while it was read (it is shorter now)\n",
-                 path);
-    else
-        snprintf(bus_msg, sizeof bus_msg,
-                 "clcg-mpi: rank %d: %.4000s: the file changed while it was read (it is shorter now)\n", rank, path);
-    bus_len = strlen(bus_msg);
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = bus_fault;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, &bus_before);
 }
 
 #define EARLY_CHECK ((size_t)1 << 20)   /* bytes of rank 0's share parsed before the rest */
@@ -527,8 +546,6 @@ static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_hea
     if (map_text(fd, start, len, &map, &maplen, &buf)) {
         st = CLCG_OK;
         bus_guard(path, rank, 1);
-        if (clcg_fault_armed(rank, "bus"))   /* tests: the fault of a file cut short while mapped */
-            raise(SIGBUS);
     }
     else if ((st = clcg_malloc(&own, len + 1, 1, "the text of the matrix")) == CLCG_OK) {
         st = pread_all(fd, path, own, len, start);
@@ -536,14 +553,19 @@ static clcg_status read_plain(MPI_Comm comm, const char *path, const clcg_mm_hea
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     sub("map");
+    bus_arm(1);
+    if (map && clcg_fault_armed(rank, "bus"))   /* tests: the fault of a file cut short while mapped */
+        raise(SIGBUS);
     nl = count_newlines_par(buf, len);
+    const int ends_nl = len > 0 && buf[len - 1] == '\n';
+    bus_arm(0);
     sub("newlines");
     CLCG_CHECK(st, mpi_ok(MPI_Exscan(&nl, &before, 1, MPI_INT64_T, MPI_SUM, comm),
                           "MPI_Exscan of the line counts"), out);
     if (rank == 0)
         before = 0;
     /* the file's last line: from the rank whose range ends it */
-    mine[0] = len > 0 ? h->data_line + before + nl - (buf[len - 1] == '\n') : 0;
+    mine[0] = len > 0 ? h->data_line + before + nl - ends_nl : 0;
     mine[1] = 0;
     CLCG_CHECK(st, mpi_ok(MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, comm),
                           "MPI_Allreduce of the line counts"), out);

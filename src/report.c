@@ -41,6 +41,14 @@ static const char *exchange_name(clcg_exchange e)
     return names[e];
 }
 
+/* The timed solve's iterations: the time per iteration leaves the corrections after it out,
+ * as the solve time does. */
+static int64_t timed_its(const clcg_solve_result *res, const clcg_run_info *info)
+{
+    return info->timed_iterations > 0 && info->timed_iterations <= res->iterations ? info->timed_iterations
+                                                                                    : res->iterations;
+}
+
 static void print_profile(const clcg_solve_result *res, const clcg_run_info *info, int size)
 {
     double ktot = 0.0;
@@ -148,7 +156,7 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
         printf(", device setup %.3f s", info->t_device_setup);
     printf(", solve %.3f s", res->solve_time);
     if (res->iterations > 0)
-        printf(" (%.4f ms per iteration)", 1e3 * res->solve_time / (double)res->iterations);
+        printf(" (%.4f ms per iteration)", 1e3 * res->solve_time / (double)timed_its(res, info));
     printf("\n");
     if (o->output && res->outcome == CLCG_CONVERGED)
         printf("solution written to %s\n", o->output);
@@ -231,7 +239,7 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
             free(target);
             return clcg_agree(comm, clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(errno)), NULL);
         }
-        double per_it = res->iterations > 0 ? res->solve_time / (double)res->iterations : 0.0;
+        double per_it = res->iterations > 0 ? res->solve_time / (double)timed_its(res, info) : 0.0;
         fprintf(f, "{\n  \"program\": \"clcg-mpi\", \"version\": \"%s\", \"date\": \"%s\", \"host\": ",
                 PACKAGE_VERSION, date);
         json_str(f, host);
@@ -258,9 +266,10 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         fprintf(f, ", \"exchange_links\": %d, \"exchange_shared_memory_links\": %d, \"exchange_window_ranks\": %d",
                 info->halo_links[1], info->halo_links[0], info->halo_links[2]);
         fprintf(f, "},\n  \"outcome\": \"%s\", \"at_precision_limit\": %s, \"iterations\": %lld, "
-                   "\"iterations_run\": %lld, \"refinements\": %d, \"correction_variant\": %s%s%s,\n",
+                   "\"iterations_run\": %lld, \"timed_iterations\": %lld, \"refinements\": %d, \"correction_variant\": %s%s%s,\n",
                 clcg_outcome_name(res->outcome), res->outcome == CLCG_CONVERGED && res->at_limit ? "true" : "false",
-                (long long)res->iterations, (long long)info->iterations_run, info->refinements,
+                (long long)res->iterations, (long long)info->iterations_run, (long long)timed_its(res, info),
+                info->refinements,
                 info->refinements ? "\"" : "", info->refinements ? (info->rescued ? "standard" : info->base_variant) : "null",
                 info->refinements ? "\"" : "");
         if (info->rescued)

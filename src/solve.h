@@ -37,6 +37,7 @@ typedef struct {
                                        those forming p in a pass of its own) */
     int side_spmv;                  /* ranks whose boundary SpMV ran beside the interior one */
     double solve_min, solve_max;    /* each rank's own time of the solve reported, min and max over ranks */
+    int64_t timed_iterations;       /* the timed solve's iterations (the corrections after it are not timed) */
     double launches_per_it, syncs_per_it;
     int have_error;                 /* b = A*1: error against x = 1 */
     double err_inf, err_rel;

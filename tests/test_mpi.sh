@@ -455,6 +455,12 @@ ok $? "one rank with another CLCG_DEVICE_TYPE: exit 2, named, no hang (rc=$rc)"
 timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 -q : -n 1 env CLCG_DEVICE_TYPE=bogus "$CLCG_BIN" \
   --generate poisson2d:30 -q >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 2 ]; ok $? "one rank with an unknown CLCG_DEVICE_TYPE: exit 2, no hang (rc=$rc)"
+# ranks of a node that see different device lists (uneven CUDA_VISIBLE_DEVICES): one whose
+# --device is out of range ends every rank, with its message, instead of a job that waits
+timeout 60 $MPIEXEC -n 1 env POCL_DEVICES="pthread pthread" "$CLCG_BIN" --generate poisson2d:20 --device 1 -q : \
+  -n 1 "$CLCG_BIN" --generate poisson2d:20 --device 1 -q >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q '^clcg-mpi: rank 1: --device 1: only 1 matching device' "$t/err"
+ok $? "--device out of range on one rank of a node only: exit 5, its message, no hang (rc=$rc $(grep '^clcg' "$t/err" | head -c 100))"
 # CLCG_WARMUP=0 (no warm-up solve) on one rank only: its solve would wait for the other's
 timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 -q : -n 1 env CLCG_WARMUP=0 "$CLCG_BIN" \
   --generate poisson2d:30 -q >"$t/out" 2>"$t/err"; rc=$?
