@@ -1949,6 +1949,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             tuning_add(info->tuning, sizeof info->tuning, c.nd > 1 ? d : -1, how);
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    clcg_tmp_guard();   /* the kernels' build may have taken signals (PoCL's LLVM registers lazily) */
     win_register(&c);
     info->t_device_setup = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &info->t_device_setup, 1, MPI_DOUBLE, MPI_MAX, comm);

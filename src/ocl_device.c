@@ -131,6 +131,7 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
     *count = 0;
     int pocl_empty = 0;   /* PoCL's platform is there and lists no device */
     cl_int e = clGetPlatformIDs(32, plats, &np);
+    clcg_tmp_guard();   /* the runtimes just loaded may have taken signals (PoCL's LLVM) */
     if (e == -1001 || (e == CL_SUCCESS && np == 0))
         return clcg_error(CLCG_ERR_DEVICE,
                           "no OpenCL platform found: install an ICD (apt-get install pocl-opencl-icd for CPUs), "
