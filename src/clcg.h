@@ -151,8 +151,9 @@ clcg_status clcg_rows_fit(int64_t n, int nranks, const char *what);
  * SIGALRM, SIGXCPU or SIGXFSZ where they end the process; then the signal takes its usual
  * course.  clcg_tmp_ignored, called before any library (MPI_Init) installs handlers of its
  * own, notes which signals are ignored (as a background job's SIGINT is; they stay ignored)
- * and takes all nine beneath those libraries; clcg_tmp_guard, after MPI_Init, takes the
- * first three over theirs as well. */
+ * and takes all nine beneath those libraries; clcg_tmp_guard, after MPI_Init and again
+ * once the OpenCL runtimes are loaded and the kernels built (PoCL's LLVM takes signals
+ * there), ignores again what was ignored and takes the first three over the handlers. */
 void clcg_tmp_ignored(void);
 void clcg_tmp_guard(void);
 void clcg_tmp_file(const char *path);
