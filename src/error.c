@@ -219,7 +219,6 @@ static long tmp_pid0;
 static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ};
 #define NGUARDED ((int)(sizeof guarded / sizeof guarded[0]))
 #define NALWAYS 3
-static struct sigaction before[NGUARDED];       /* beneath: what the signal did at the start */
 static struct sigaction before_top[NGUARDED];   /* on top: the library's handler it was put over */
 static int ignored[NGUARDED];   /* ignored when the program started (a background job's SIGINT) */
 
@@ -237,14 +236,15 @@ static void tmp_remove_as(int sig, int top)
         if (guarded[i] != sig)
             continue;
         /* on top, once: the library's handler, which may come back to ours (a handler of ours
-           that it was put over since); then, or beneath, the start's default */
+           that it was put over since); then, or beneath (taken only over the default), the
+           default */
         if (top && top_passes[i]++ == 0) {
             sigaction(sig, &before_top[i], NULL);
         } else {
             struct sigaction dfl;
             memset(&dfl, 0, sizeof dfl);
             dfl.sa_handler = SIG_DFL;
-            sigaction(sig, top ? &dfl : &before[i], NULL);
+            sigaction(sig, &dfl, NULL);
         }
     }
     raise(sig);   /* pending until this handler returns, then to what was there before */
@@ -261,10 +261,9 @@ static void tmp_remove_top(int sig)
     tmp_remove_as(sig, 1);
 }
 
-static void install(int i, void (*fn)(int), struct sigaction *was, const struct sigaction *cur)
+static void install(int i, void (*fn)(int))
 {
     struct sigaction sa;
-    *was = *cur;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = fn;
     sigemptyset(&sa.sa_mask);
@@ -279,10 +278,12 @@ static void take(int i, int top)
         return;
     if (!(cur.sa_flags & SA_SIGINFO) && (cur.sa_handler == tmp_remove || cur.sa_handler == tmp_remove_top))
         return;   /* ours is what the signal reaches first */
-    if (top && i < NALWAYS)
-        install(i, tmp_remove_top, &before_top[i], &cur);
-    else if (cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO))
-        install(i, tmp_remove, &before[i], &cur);
+    if (top && i < NALWAYS) {
+        before_top[i] = cur;
+        install(i, tmp_remove_top);
+    } else if (cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO)) {
+        install(i, tmp_remove);
+    }
 }
 
 void clcg_tmp_ignored(void)

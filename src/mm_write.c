@@ -104,6 +104,13 @@ char *clcg_link_end(const char *path)
     return NULL;
 }
 
+/* Written in place, with no temporary name: a descriptor name, or what exists and is no
+ * regular file (a device, a FIFO) */
+static int in_place(const char *path, const struct stat *sf, int exists)
+{
+    return out_descriptor(path) >= 0 || (exists && !S_ISREG(sf->st_mode));
+}
+
 clcg_status clcg_out_target(const char *path, char **target, int *direct)
 {
     struct stat sf;
@@ -112,7 +119,7 @@ clcg_status clcg_out_target(const char *path, char **target, int *direct)
     *direct = 0;
     if (exists && S_ISDIR(sf.st_mode))
         return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: it is a directory", path);
-    if (out_descriptor(path) >= 0 || (exists && !S_ISREG(sf.st_mode))) {
+    if (in_place(path, &sf, exists)) {
         *direct = 1;
         return CLCG_OK;
     }
@@ -157,7 +164,7 @@ void clcg_tmp_expect(const char *path)
 {
     struct stat sf;
     const long pid0 = clcg_tmp_pid0();
-    if (!path || pid0 <= 0 || out_descriptor(path) >= 0 || (stat(path, &sf) == 0 && !S_ISREG(sf.st_mode)))
+    if (!path || pid0 <= 0 || in_place(path, &sf, stat(path, &sf) == 0))
         return;   /* written in place: no temporary name */
     char *target = clcg_link_end(path);
     const size_t n = target ? strlen(target) + 32 : 0;
