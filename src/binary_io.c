@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BIN_MAGIC "CLCGBIN"          /* 7 letters and a NUL: 8 bytes */
@@ -228,6 +229,50 @@ static clcg_status verify_part(MPI_File fh, const char *path, int64_t at, const 
     return st;
 }
 
+/* Every rank must write the same file: rank 0 creates PATH.tmp.PID with a token in it and
+ * each other rank reads the token back.  A directory local to each node (or a relative path
+ * from different working directories) passes every rank's own access check, and MPI_File_open
+ * then waits forever for ranks that opened other files. */
+static clcg_status same_file_everywhere(MPI_Comm comm, int rank, const char *path, const char *tmp)
+{
+    unsigned char token[24] = {0};
+    clcg_status st = CLCG_OK;
+    if (rank == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        const int64_t t[3] = {(int64_t)getpid(), (int64_t)ts.tv_sec, (int64_t)ts.tv_nsec};
+        memcpy(token, t, sizeof t);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (fd >= 0)
+            clcg_tmp_file(tmp);
+        if (fd < 0 || write(fd, token, sizeof token) != (ssize_t)sizeof token)
+            st = clcg_error(CLCG_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+        if (fd >= 0 && close(fd) != 0 && st == CLCG_OK)
+            st = clcg_error(CLCG_ERR_IO, "%s: cannot write %s: %s", path, tmp, strerror(errno));
+    }
+    CLCG_CALL(clcg_agree(comm, st, NULL));
+    CLCG_CALL(mpi_err(MPI_Bcast(token, (int)sizeof token, MPI_BYTE, 0, comm), path, "MPI_Bcast failed"));
+    if (rank != 0) {
+        int same = 0;
+        for (int tries = 0; tries < 20 && !same; tries++) {   /* up to 2 s for a shared file system's caches */
+            unsigned char seen[sizeof token];
+            int fd = open(tmp, O_RDONLY);
+            if (fd >= 0) {
+                same = pread(fd, seen, sizeof seen, 0) == (ssize_t)sizeof seen && !memcmp(seen, token, sizeof seen);
+                close(fd);
+            }
+            if (!same)
+                nanosleep(&(struct timespec){0, 100000000L}, NULL);
+        }
+        if (!same)
+            st = clcg_error(CLCG_ERR_IO, "%s: this rank does not see the file that rank 0 created (%s): the "
+                            "directory is not the same one on every rank (a directory local to each node, or a "
+                            "relative path from different working directories); give a path that every rank shares",
+                            path, tmp);
+    }
+    return clcg_agree(comm, st, NULL);
+}
+
 clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_t *row_begin,
                                    const clcg_csr *A, const clcg_gidx *gcol, int checked)
 {
@@ -334,6 +379,7 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
     named = 1;
     if (rank != 0)   /* rank 0's name: guarded on every rank */
         clcg_tmp_peer(tmp);
+    CLCG_CHECK(st, same_file_everywhere(comm, rank, path, tmp), out);
     st = mpi_err(MPI_File_open(comm, tmp, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
                  path, "cannot create");
     opened = st == CLCG_OK;

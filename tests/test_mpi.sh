@@ -484,6 +484,14 @@ timeout 60 $MPIEXEC -n 1 --wdir "$t/wa" "$CLCG_BIN" --generate poisson2d:6 --wri
   -n 1 --wdir "$t/wb" "$CLCG_BIN" --generate poisson2d:6 --write-binary sub/o.bin -q >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && grep -q 'rank 1: sub/o.bin: cannot write in sub on this rank' "$t/err" && [ -z "$(ls -A "$t/wa/sub")" ]
 ok $? "--write-binary into a directory that only rank 0 has: exit 3, rank 1 named, nothing left (rc=$rc)"
+# a directory that every rank has, but not the same one (node-local, or relative paths from
+# different working directories): MPI_File_open waited forever for ranks that opened other files
+mkdir "$t/wb/sub"
+timeout 60 $MPIEXEC -n 1 --wdir "$t/wa" "$CLCG_BIN" --generate poisson2d:6 --write-binary sub/o.bin -q : \
+  -n 2 --wdir "$t/wb" "$CLCG_BIN" --generate poisson2d:6 --write-binary sub/o.bin -q >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && grep -q 'rank 1: sub/o.bin: this rank does not see the file that rank 0 created' "$t/err" &&
+  [ "$(grep -c '^clcg-mpi:' "$t/err")" -eq 1 ] && [ -z "$(ls -A "$t/wa/sub")" ] && [ -z "$(ls -A "$t/wb/sub")" ]
+ok $? "--write-binary into a different directory of the same name on each rank: exit 3, rank 1 named, no hang, nothing left (rc=$rc: $(head -c 200 "$t/err"))"
 # long paths: Open MPI's lockedfile component overflowed a buffer on them inside MPI_File_open
 d="$t/$(printf '%0200d' 0 | tr 0 d)"; mkdir -p "$d"; f="$d/$(printf '%060d' 0 | tr 0 m).bin"
 timeout 60 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:6 --write-binary "$f" -q 2>"$t/err"; rc=$?
