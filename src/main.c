@@ -195,14 +195,44 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
 /* The solution file and the --json record, each written in full to a temporary name, go
  * into place only once both are written and the report printed: a run that fails leaves
  * files of those names as they were.  The solution is renamed first; should that rename
- * fail, the record is not put in place either.  (A device, pipe or descriptor output is
+ * fail, the record is not put in place either, and should the record's rename fail after
+ * it, the earlier solution file (kept meanwhile under a second name, a hard link) goes back,
+ * or the new one is removed where there was none.  (A device, pipe or descriptor output is
  * written through in place, before.) */
 static clcg_status place_outputs(MPI_Comm comm, clcg_held *sol, clcg_held *rec, clcg_status st)
 {
+    char *target = NULL, *old = NULL;
+    int had = -1, slot = 0;   /* had: 1 kept at old, 0 no earlier file, -1 no way back */
+    if (st == CLCG_OK && sol->tmp && rec->tmp) {
+        const size_t len = strlen(sol->target) + 32;
+        target = strdup(sol->target);
+        old = malloc(len);
+        if (target && old) {
+            snprintf(old, len, "%s.old.%ld", sol->target, (long)getpid());
+            if (link(sol->target, old) == 0) {
+                had = 1;
+                slot = clcg_tmp_hold(old);
+            } else if (errno == ENOENT) {
+                had = 0;
+            }
+        }
+    }
     if (st == CLCG_OK)
         st = clcg_held_commit(sol);
-    if (st == CLCG_OK)
+    if (st == CLCG_OK) {
+        if (rec->tmp && clcg_fault_armed(0, "place"))   /* tests: the record's rename fails */
+            unlink(rec->tmp);
         st = clcg_held_commit(rec);
+        if (st != CLCG_OK && had == 1)
+            rename(old, target);
+        else if (st != CLCG_OK && had == 0)
+            unlink(target);
+    }
+    if (had == 1)
+        unlink(old);   /* no file of that name after a rename back */
+    clcg_tmp_release(slot);
+    free(target);
+    free(old);
     clcg_held_drop(sol);   /* what is left after a failure (no-ops after a commit) */
     clcg_held_drop(rec);
     return clcg_agree(comm, st, NULL);

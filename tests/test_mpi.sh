@@ -531,6 +531,24 @@ for c in "1 0" "3 2"; do
     grep -q "^clcg-mpi: \(rank $2: \)\{0,1\}$t/bus.mtx: the file changed while it was read" "$t/err"
   ok $? "a file cut short under rank $2 of $1 while mapped: exit 3, one message, no output (rc=$rc $(grep '^clcg' "$t/err" | head -c 120))"
 done
+# the record's rename failing after the solution went into place (CLCG_FAULT=0:place; an
+# immutable record or another user's in a sticky directory): the earlier solution file goes
+# back, or the new one is removed where there was none; nothing else is left
+mkdir "$t/place"
+for np in 1 2; do
+  printf 'earlier solution\n' >"$t/place/x.mtx"; printf 'earlier record\n' >"$t/place/r.json"
+  CLCG_FAULT=0:place timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:6 -o "$t/place/x.mtx" \
+    --json "$t/place/r.json" -q </dev/null >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(cat "$t/place/x.mtx")" = "earlier solution" ] && [ "$(cat "$t/place/r.json")" = "earlier record" ] &&
+    [ "$(ls -A "$t/place" | tr '\n' ' ')" = "r.json x.mtx " ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q "r.json: cannot rename" "$t/err"
+  ok $? "$np rank(s): the record's rename fails after the solution's: the earlier solution is back (rc=$rc, left: $(ls -A "$t/place" | tr '\n' ' '))"
+  rm "$t/place/x.mtx"
+  CLCG_FAULT=0:place timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:6 -o "$t/place/x.mtx" \
+    --json "$t/place/r.json" -q </dev/null >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(ls -A "$t/place" | tr '\n' ' ')" = "r.json " ]
+  ok $? "$np rank(s): the same with no earlier solution: no solution file left (rc=$rc, left: $(ls -A "$t/place" | tr '\n' ' '))"
+  rm -f "$t/place/"*
+done
 # the record's times on 3 ranks, on the device (--repeat 3) and in the reference (one
 # solve): the solve is the median of the repeats, the ranks' own times of it lie at or below
 # it, and the communication of any one rank (exchange + allreduce) fits in the solve
