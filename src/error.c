@@ -83,13 +83,37 @@ clcg_status clcg_error(clcg_status s, const char *fmt, ...)
         va_copy(aq, ap);
         const int len = vsnprintf(clcg_msg, sizeof clcg_msg, fmt, ap);
         va_end(ap);
-        /* Too long (a path of thousands of characters in it): its start and its end, which
-         * says what is wrong, with the middle left out; within MSG_MAX, which the message
-         * keeps on its way to rank 0. */
+        /* Too long (a path of thousands of characters in it, maybe twice): each word of more
+         * than 240 characters is cut to its start and end, so that every word saying what is
+         * wrong stays; should that not do, the start and the end of the message, with the
+         * middle left out.  Within MSG_MAX, which the message keeps on its way to rank 0. */
         char *full = len >= MSG_MAX ? malloc((size_t)len + 1) : NULL;
         if (full) {
             vsnprintf(full, (size_t)len + 1, fmt, aq);
-            snprintf(clcg_msg, sizeof clcg_msg, "%.*s ... %s", MSG_MAX / 2 - 8, full, full + len - (MSG_MAX / 2 - 8));
+            char *cut = malloc((size_t)len + 1);
+            size_t k = 0;
+            for (const char *w = full; cut && *w;) {   /* the words, long ones cut */
+                const size_t wl = strcspn(w, " ");
+                if (wl > 240) {
+                    memcpy(cut + k, w, 100);
+                    memcpy(cut + k + 100, "...", 3);
+                    memcpy(cut + k + 103, w + wl - 100, 100);
+                    k += 203;
+                } else {
+                    memcpy(cut + k, w, wl);
+                    k += wl;
+                }
+                w += wl;
+                if (*w == ' ')
+                    cut[k++] = *w++;
+            }
+            if (cut && k < MSG_MAX) {
+                memcpy(clcg_msg, cut, k);
+                clcg_msg[k] = '\0';
+            } else {
+                snprintf(clcg_msg, sizeof clcg_msg, "%.*s ... %s", MSG_MAX / 2 - 8, full, full + len - (MSG_MAX / 2 - 8));
+            }
+            free(cut);
             free(full);
         } else if (len >= MSG_MAX) {
             clcg_msg[MSG_MAX - 1] = '\0';

@@ -252,6 +252,13 @@ done
 "$CLCG_BIN" --generate poisson2d:6 -o "$t/$(printf '%02100d' 0 | sed 's/0/d\//g')x" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ ! -s "$t/out" ] && grep -q "the path has 4.* characters, more than the 40.. the system allows" "$t/err"
 ok $? "-o to a path of 4200 characters: exit 3 before solving (rc=$rc: $(tail -c 100 "$t/err"))"
+# a path of 990 characters in a missing directory: named twice in the message, whose reason
+# in the middle was lost when the message was cut to its start and end
+for o in -o --json; do
+  "$CLCG_BIN" --generate poisson2d:6 $o "$t/nodir/$(printf '%0490d' 0 | sed 's/0/d\//g')x" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ ! -s "$t/out" ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "x: cannot create the file: no directory $t/nodir/d/d/.*\.\.\..*/d/d$" "$t/err"
+  ok $? "$o to a path of 990 characters in a missing directory: exit 3, the reason kept in the message (rc=$rc: $(head -c 100 "$t/err"))"
+done
 # outputs that are no regular file are written through (a FIFO stays a FIFO, a link a link)
 mkfifo "$t/fifo" && { cat "$t/fifo" >"$t/fifo.out" & }
 "$CLCG_BIN" --generate poisson2d:4 -o "$t/fifo" -q; rc=$?
