@@ -383,8 +383,6 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
     st = mpi_err(MPI_File_open(comm, tmp, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
                  path, "cannot create");
     opened = st == CLCG_OK;
-    if (opened && rank == 0)
-        clcg_tmp_file(tmp);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     st = mpi_err(MPI_File_set_size(fh, (MPI_Offset)L.size), path, "cannot set the size");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
