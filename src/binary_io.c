@@ -274,7 +274,7 @@ static clcg_status same_file_everywhere(MPI_Comm comm, int rank, const char *pat
 }
 
 clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_t *row_begin,
-                                   const clcg_csr *A, const clcg_gidx *gcol, int checked)
+                                   const clcg_csr *A, const clcg_gidx *gcol, int checked, clcg_held *held)
 {
     int rank, size, opened = 0, named = 0;
     clcg_status st = CLCG_OK;
@@ -416,13 +416,17 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
     opened = 0;
     st = mpi_err(MPI_File_close(&fh), path, "close failed");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    if (rank == 0 && rename(tmp, target) != 0)
+    if (rank == 0 && held) {   /* complete and checked: renamed by the caller */
+        clcg_held_keep(held, tmp, target, path);
+        tmp = target = NULL;
+    } else if (rank == 0 && rename(tmp, target) != 0) {
         st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
+    }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 out:
     if (opened)
         MPI_File_close(&fh);
-    if (st != CLCG_OK && rank == 0 && named)
+    if (st != CLCG_OK && rank == 0 && named && tmp)
         unlink(tmp);
     if (named)
         clcg_tmp_file(NULL);

@@ -13,6 +13,7 @@
 #define CLCG_DIST_H
 
 #include "clcg_impl.h"
+#include "mm.h"
 
 typedef struct {
     double t_read;        /* seconds reading and parsing (this rank) */
@@ -37,10 +38,11 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
                                   clcg_csr *A, clcg_gidx **gcol, clcg_dist_info *info);
 
 /* Write the distributed rows (global columns gcol) as one binary file with collective
- * MPI-IO, to PATH.tmp.PID renamed to PATH when complete; checked = 0 marks a matrix whose
- * symmetry was never checked (readers then want --no-symmetry-check). */
+ * MPI-IO, to PATH.tmp.PID renamed to PATH when complete (with held != NULL, rank 0 leaves
+ * the rename to clcg_held_commit); checked = 0 marks a matrix whose symmetry was never
+ * checked (readers then want --no-symmetry-check). */
 clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_t *row_begin,
-                                   const clcg_csr *A, const clcg_gidx *gcol, int checked);
+                                   const clcg_csr *A, const clcg_gidx *gcol, int checked, clcg_held *held);
 
 /* Collective: *is_binary = 1 when the file at path starts with the binary magic. */
 clcg_status clcg_dist_probe_binary(MPI_Comm comm, const char *path, int *is_binary);

@@ -86,7 +86,7 @@ static clcg_status same_arguments(MPI_Comm comm, int argc, char **argv)
 }
 
 /* --write-matrix of a binary file: rank 0 reads it whole (its rows hold global columns) */
-static clcg_status binary_to_mm(const clcg_options *o)
+static clcg_status binary_to_mm(const clcg_options *o, clcg_held *held)
 {
     int64_t row_begin[2];
     clcg_csr A = {0};
@@ -111,7 +111,7 @@ static clcg_status binary_to_mm(const clcg_options *o)
         sym = 0;
     }
     if (st == CLCG_OK)
-        st = clcg_mm_write_csr(o->write_matrix, &A, sym);
+        st = clcg_mm_write_csr_held(o->write_matrix, &A, sym, held);
     if (st == CLCG_OK && !o->quiet)
         printf("wrote %s: n = %lld, nnz = %lld (%s)\n", o->write_matrix, (long long)A.n, (long long)A.nnz,
                sym ? "symmetric, lower triangle stored" : "general, every entry stored");
@@ -123,8 +123,9 @@ static clcg_status binary_to_mm(const clcg_options *o)
 /* What a --write-matrix refused for memory can do instead */
 #define WM_ADVICE "--write-matrix assembles the whole matrix on rank 0 (--write-binary writes from every rank)"
 
-/* --write-matrix: rank 0 builds or reads the whole matrix and writes it; the rest wait. */
-static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
+/* --write-matrix: rank 0 builds or reads the whole matrix and writes it, left in held for
+ * place_written; the rest wait. */
+static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o, clcg_held *held)
 {
     int rank, binary = 0;
     clcg_status st = CLCG_OK;
@@ -134,7 +135,7 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
     if (o->matrix)
         CLCG_CALL(clcg_dist_probe_binary(comm, o->matrix, &binary));
     if (rank == 0 && binary) {
-        st = binary_to_mm(o);
+        st = binary_to_mm(o, held);
     } else if (rank == 0) {
         clcg_coo t = {0};
         clcg_csr A = {0};
@@ -183,12 +184,25 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o)
         /* a general file taken without the symmetry check may not be symmetric: all of it */
         const int sym = o->generate || o->symmetry_check || clcg_mm_is_symmetric(&h);
         if (st == CLCG_OK)
-            st = clcg_mm_write_csr(o->write_matrix, &A, sym);
+            st = clcg_mm_write_csr_held(o->write_matrix, &A, sym, held);
         if (st == CLCG_OK && !o->quiet)
             printf("wrote %s: n = %lld, nnz = %lld (%s)\n", o->write_matrix, (long long)A.n, (long long)A.nnz,
                    sym ? "symmetric, lower triangle stored" : "general, every entry stored");
         clcg_csr_free(&A);
     }
+    return clcg_agree(comm, st, NULL);
+}
+
+/* A matrix file written in full (held on rank 0) goes into place once the line that says so
+ * has reached standard output: a run that fails, that line included, leaves a file of that
+ * name as it was. */
+static clcg_status place_written(MPI_Comm comm, clcg_held *out, clcg_status st)
+{
+    if (st == CLCG_OK)
+        st = stdout_status(comm);
+    if (st == CLCG_OK)
+        st = clcg_held_commit(out);
+    clcg_held_drop(out);   /* no-op after a commit */
     return clcg_agree(comm, st, NULL);
 }
 
@@ -298,19 +312,22 @@ int main(int argc, char **argv)
         return code;
     }
     if (o.write_matrix) {
-        st = write_matrix(comm, &o);
-        code = st != CLCG_OK ? fail(comm, st) : finish(comm);
+        clcg_held out = {0};
+        st = place_written(comm, &out, write_matrix(comm, &o, &out));
+        code = st != CLCG_OK ? fail(comm, st) : 0;
         MPI_Finalize();
         return code;
     }
 
     if (o.write_binary) {
         int64_t bn = 0, bnnz = 0;
-        st = clcg_problem_write_binary(comm, &o, &bn, &bnnz);
+        clcg_held out = {0};
+        st = clcg_problem_write_binary(comm, &o, &out, &bn, &bnnz);
         if (st == CLCG_OK && rank == 0 && !o.quiet)
             printf("wrote %s: n = %lld, nnz = %lld (binary, both triangles)\n", o.write_binary,
                    (long long)bn, (long long)bnnz);
-        code = st != CLCG_OK ? fail(comm, st) : finish(comm);
+        st = place_written(comm, &out, st);
+        code = st != CLCG_OK ? fail(comm, st) : 0;
         MPI_Finalize();
         return code;
     }

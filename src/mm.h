@@ -121,6 +121,8 @@ void clcg_held_drop(clcg_held *h);
  * "symmetric" if sym != 0, else every entry with "general".  Same temporary file
  * and rename rule. */
 clcg_status clcg_mm_write_csr(const char *path, const clcg_csr *a, int sym);
+/* The same, with the rename left to clcg_held_commit (held != NULL). */
+clcg_status clcg_mm_write_csr_held(const char *path, const clcg_csr *a, int sym, clcg_held *held);
 
 /* Bytes the reader reads at a time (default 16 MiB), which is also the longest
  * line it accepts.  Returns the previous value.  Tests set it small to put line

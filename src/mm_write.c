@@ -256,11 +256,6 @@ static clcg_status out_close_held(mm_out *o, clcg_status st, clcg_held *held)
     return st;
 }
 
-static clcg_status out_close(mm_out *o, clcg_status st)
-{
-    return out_close_held(o, st, NULL);
-}
-
 void clcg_held_keep(clcg_held *h, char *tmp, char *target, const char *path)
 {
     h->tmp = tmp;
@@ -382,6 +377,11 @@ done:
 
 clcg_status clcg_mm_write_csr(const char *path, const clcg_csr *a, int sym)
 {
+    return clcg_mm_write_csr_held(path, a, sym, NULL);
+}
+
+clcg_status clcg_mm_write_csr_held(const char *path, const clcg_csr *a, int sym, clcg_held *held)
+{
     mm_out o;
     clcg_status st = CLCG_OK;
     char head[96];
@@ -425,5 +425,5 @@ clcg_status clcg_mm_write_csr(const char *path, const clcg_csr *a, int sym)
         }
     }
 done:
-    return out_close(&o, st);
+    return out_close_held(&o, st, held);
 }

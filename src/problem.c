@@ -444,7 +444,7 @@ out:
     return st;
 }
 
-clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, int64_t *n,
+clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, clcg_held *held, int64_t *n,
                                       int64_t *nnz)
 {
     int size;
@@ -464,7 +464,7 @@ clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, int6
             gcol[k] = p.A.colind[k];
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    CLCG_CHECK(st, clcg_dist_write_binary(comm, o->write_binary, row_begin, &p.A, gcol, !p.unchecked), out);
+    CLCG_CHECK(st, clcg_dist_write_binary(comm, o->write_binary, row_begin, &p.A, gcol, !p.unchecked, held), out);
     *n = p.A.n;
     *nnz = p.A.nnz;
     MPI_Allreduce(MPI_IN_PLACE, nnz, 1, MPI_INT64_T, MPI_SUM, comm);

@@ -34,8 +34,9 @@ void clcg_problem_free(clcg_problem *p);
 clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p, double rtol, clcg_solve_result *res);
 
 /* Load my rows as clcg_problem_load does, then write the whole matrix as one binary
- * file (o->write_binary) in parallel.  *n, *nnz: its size.  Collective. */
-clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, int64_t *n,
+ * file (o->write_binary) in parallel, left on rank 0 in held for clcg_held_commit.  *n,
+ * *nnz: its size.  Collective. */
+clcg_status clcg_problem_write_binary(MPI_Comm comm, const clcg_options *o, clcg_held *held, int64_t *n,
                                       int64_t *nnz);
 
 /* Split rows 0..n-1 into size contiguous blocks of about equal nonzeros; row_nnz(i, ctx). */

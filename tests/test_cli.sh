@@ -61,6 +61,24 @@ if [ -w /dev/full ]; then
   "$CLCG_BIN" --generate poisson2d:10 -q >/dev/full 2>"$t/err"; rc=$?
   [ $rc -eq 0 ] && [ ! -s "$t/err" ]
   ok $? "-q prints nothing: /dev/full is no fault (rc=$rc)"
+  # the writers too: the matrix file goes into place only once its "wrote" line is out
+  mkdir "$t/wold" && echo "earlier matrix" >"$t/wold/m.mtx" && echo "earlier binary" >"$t/wold/m.bin"
+  "$CLCG_BIN" --generate poisson2d:6 --write-binary "$t/wold/m.bin" >/dev/full 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q '^clcg-mpi: cannot write the report to standard output' "$t/err" &&
+    [ "$(cat "$t/wold/m.bin")" = "earlier binary" ] && [ "$(ls -A "$t/wold" | wc -l)" -eq 2 ]
+  ok $? "--write-binary reporting to /dev/full: exit 3, one message, the earlier file as it was, nothing else left (rc=$rc: $(ls -A "$t/wold" | tr '\n' ' '))"
+  for src in "--generate poisson2d:6" "$t/wold/new.bin"; do
+    [ "$src" = "$t/wold/new.bin" ] && "$CLCG_BIN" --generate poisson2d:6 --write-binary "$t/wold/new.bin" -q
+    "$CLCG_BIN" $src --write-matrix "$t/wold/m.mtx" >/dev/full 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q '^clcg-mpi: cannot write the report to standard output' "$t/err" &&
+      [ "$(cat "$t/wold/m.mtx")" = "earlier matrix" ] && [ "$(ls -A "$t/wold" | grep -vc '^new.bin$')" -eq 2 ]
+    ok $? "--write-matrix of $(basename -- "${src##* }") reporting to /dev/full: exit 3, one message, the earlier file as it was (rc=$rc: $(ls -A "$t/wold" | tr '\n' ' '))"
+  done
+  "$CLCG_BIN" "$t/wold/new.bin" --write-matrix "$t/wold/m.mtx" >/dev/null 2>"$t/err" &&
+    "$CLCG_BIN" "$t/wold/m.mtx" --write-binary "$t/wold/m.bin" >/dev/null 2>>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && head -1 "$t/wold/m.mtx" | grep -q '^%%MatrixMarket matrix coordinate real symmetric' &&
+    cmp -s "$t/wold/m.bin" "$t/wold/new.bin" && [ "$(ls -A "$t/wold" | wc -l)" -eq 3 ]
+  ok $? "the same writers with standard output that takes the line replace the files (rc=$rc: $(head -c 200 "$t/err"))"
 else
   skip "the report to /dev/full" "/dev/full is not writable here"
 fi
