@@ -5,6 +5,7 @@
 # drive one device (--devices-per-rank 1), whatever the machine has.
 # usage: bench/gpu_bench.sh OUTDIR [SIZES]     (run in a built tree on the GPU machine)
 set -u
+export LC_ALL=C   # numbers with a decimal point (awk, printf, gnuplot), whatever the locale
 out=${1:-bench-out}
 sizes=${2:-"128 256"}
 its=${CLCG_BENCH_ITERATIONS:-100}

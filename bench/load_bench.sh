@@ -8,6 +8,7 @@
 #   --bind-to core: as when every rank brings its own cores, as on separate nodes); rows
 #   "PxCc".  Without it the ranks share the machine's cores (--bind-to none).
 set -u
+export LC_ALL=C   # numbers with a decimal point (awk, printf, gnuplot), whatever the locale
 out=${1:-load-out}
 prob=${2:-poisson3d:256}
 ranks=${3:-"2 4 8"}

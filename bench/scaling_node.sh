@@ -5,6 +5,7 @@
 # usage: bench/scaling_node.sh OUTDIR [RANKS]      RANKS: rank counts, default "1 2"
 #   (the machine needs as many GPUs as the largest count; CLCG_SCALING_N: grid edge, 256)
 set -u
+export LC_ALL=C   # numbers with a decimal point (awk, printf, gnuplot), whatever the locale
 out=${1:-scaling-out}
 ranks=${2:-1 2}
 maxr=$(echo $ranks | tr ' ' '\n' | sort -n | tail -n 1)

@@ -8,6 +8,7 @@
 # unprofiled form; since, both are, unless the configuration passes --profile.)
 # usage: bench/strong_probe.sh OUTDIR [ROUNDS] [SIZE]     (in a built tree on the GPU machine)
 set -u
+export LC_ALL=C   # numbers with a decimal point (awk, printf, gnuplot), whatever the locale
 out=${1:-probe-out}
 rounds=${2:-3}
 size=${3:-poisson3d:256}

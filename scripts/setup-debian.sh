@@ -3,7 +3,7 @@
 # Skips apt-get entirely when everything is already there.
 set -e
 pkgs="gcc make autoconf automake pkg-config libopenmpi-dev openmpi-bin ocl-icd-opencl-dev \
-opencl-headers pocl-opencl-icd clinfo zlib1g-dev gzip valgrind python3 gnuplot-nox"
+opencl-headers pocl-opencl-icd clinfo zlib1g-dev gzip valgrind python3 gnuplot-nox locales"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -529,6 +529,19 @@ EOF
     grep -q "title 'neighbor/none/single-reduction/poisson3d:64'" "$t/gp/script" &&
     grep -q "title 'neighbor/none/poisson3d:64'" "$t/gp/script"
   check $? "plot.sh: the auto curve's points labelled with their variants, a named variant's curve not" "$t/gp/script"
+  # a locale whose decimal separator is a comma (de_DE, compiled here into $t/loc), in which
+  # awk reads 1.30 as 1: plot.sh works in the C locale, whatever the user's
+  if mkdir -p "$t/loc" && localedef -i de_DE -f UTF-8 "$t/loc/de_DE.UTF-8" >/dev/null 2>&1 &&
+     [ "$(LOCPATH="$t/loc" LC_ALL=de_DE.UTF-8 awk 'BEGIN { printf "%.1f", "1.5" + 0 }')" = "1,0" ]; then
+    LOCPATH="$t/loc" LC_ALL=de_DE.UTF-8 PATH="$t/gp:$PATH" bash "$scaling/plot.sh" "$t/cs/summary.csv" "$t/depng" \
+      >"$t/out" 2>"$t/err"
+    rc=$?
+    ymax=$(awk '$1 == "ymax" { v = $2 } END { print v }' "$t/err")
+    [ $rc -eq 0 ] && png_ok "$t/depng/strong-comm.png" && awk -v y="$ymax" 'BEGIN { exit !(y != "" && y >= 130) }'
+    check $? "plot.sh under LC_ALL=de_DE.UTF-8: the communication plot's axis still reaches 130 % (top at ${ymax:-?})" "$t/err"
+  else
+    skip "plot.sh under a comma-decimal locale" "localedef cannot make de_DE.UTF-8 here (Debian package locales)"
+  fi
 else
   skip "plot.sh: the communication plot's axis" "no gnuplot, python3 or summary"
 fi

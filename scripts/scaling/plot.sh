@@ -12,6 +12,7 @@
 # usage: plot.sh SUMMARY.csv [OUTDIR]     (OUTDIR defaults to the folder of the CSV)
 # Needs gnuplot with the pngcairo or png terminal (Debian: gnuplot-nox).
 set -u
+export LC_ALL=C   # numbers with a decimal point (awk, printf, gnuplot), whatever the locale
 
 die() { echo "plot.sh: $*" >&2; exit 1; }
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then

@@ -33,6 +33,7 @@
 # or of clcg-mpi: the series stops at the first run that exits 2, since every following
 # run would fail the same way.
 set -u
+export LC_ALL=C   # numbers with a decimal point (awk, printf, gnuplot), whatever the locale
 
 # default_bin: the repository's built binary beside scripts/, else clcg-mpi from PATH
 default_bin() {
