@@ -351,6 +351,7 @@ int main(int argc, char **argv)
         return code;
     }
 
+    clcg_report_header(comm, &o, &p, 1);
     st = clcg_solve(comm, &o, &p, &res, &info);
     if (st == CLCG_OK)
         st = clcg_report_error_vs_ones(comm, &p, &info);

@@ -82,6 +82,19 @@ static void print_profile(const clcg_solve_result *res, const clcg_run_info *inf
                info->launches_per_it, info->syncs_per_it);
 }
 
+void clcg_report_header(MPI_Comm comm, const clcg_options *o, const clcg_problem *p, int early)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank != 0 || o->quiet || early != (o->monitor != 0))
+        return;
+    printf("clcg-mpi %s: %s, n = %lld, nnz = %lld, %d rank%s\n", PACKAGE_VERSION, p->name,
+           (long long)p->A.n, (long long)p->nnz, size, size > 1 ? "s" : "");
+    if (early)
+        fflush(stdout);   /* a batch job's log shows it while the solve runs */
+}
+
 void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_problem *p,
                          const clcg_solve_result *res, const clcg_run_info *info)
 {
@@ -104,12 +117,11 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     }
     if (o->quiet) {
         if (res->outcome != CLCG_CONVERGED)
-            fprintf(stderr, "clcg-mpi: %s: not converged: %s after %lld iterations\n", p->name,
-                    clcg_outcome_message(res->outcome), (long long)res->iterations);
+            fprintf(stderr, "clcg-mpi: %s: not converged: %s after %lld iteration%s\n", p->name,
+                    clcg_outcome_message(res->outcome), (long long)res->iterations, res->iterations == 1 ? "" : "s");
         return;
     }
-    printf("clcg-mpi %s: %s, n = %lld, nnz = %lld, %d rank%s\n", PACKAGE_VERSION, p->name,
-           (long long)p->A.n, (long long)p->nnz, size, size > 1 ? "s" : "");
+    clcg_report_header(comm, o, p, 0);
     printf("solver: CG (%s), precond %s, rtol %g, on %s", info->variant, precond_name(o->precond),
            o->rtol, info->device);
     if (info->ndevices > 1)
@@ -129,14 +141,15 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (p->exp_a || p->exp_b)
         printf("scaled for the solve: A by 2^%d, b by 2^%d (powers of two: exact; x as given)\n", p->exp_a,
                p->exp_b);
+    const char *its = res->iterations == 1 ? "iteration" : "iterations";
     if (res->outcome == CLCG_CONVERGED && res->at_limit)
-        printf("converged in %lld iterations (to the limit of double precision, above --rtol)\n",
-               (long long)res->iterations);
+        printf("converged in %lld %s (to the limit of double precision, above --rtol)\n",
+               (long long)res->iterations, its);
     else if (res->outcome == CLCG_CONVERGED)
-        printf("converged in %lld iterations\n", (long long)res->iterations);
+        printf("converged in %lld %s\n", (long long)res->iterations, its);
     else
-        printf("NOT converged: %s (%lld iterations)\n", clcg_outcome_message(res->outcome),
-               (long long)res->iterations);
+        printf("NOT converged: %s (%lld %s)\n", clcg_outcome_message(res->outcome),
+               (long long)res->iterations, its);
     if (info->refinements && info->rescued)
         printf("  refined: %d correction solve%s of A d = b - Ax in the standard variant: the %s recurrence broke down "
                "after %lld iterations (%s), true residual %.3e there\n", info->refinements,

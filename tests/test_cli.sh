@@ -61,6 +61,9 @@ if [ -w /dev/full ]; then
   "$CLCG_BIN" --generate poisson2d:10 -q >/dev/full 2>"$t/err"; rc=$?
   [ $rc -eq 0 ] && [ ! -s "$t/err" ]
   ok $? "-q prints nothing: /dev/full is no fault (rc=$rc)"
+  "$CLCG_BIN" --generate poisson2d:10 -q --monitor >/dev/full 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && [ ! -s "$t/err" ]
+  ok $? "-q --monitor prints nothing either (rc=$rc)"
   # the writers too: the matrix file goes into place only once its "wrote" line is out
   mkdir "$t/wold" && echo "earlier matrix" >"$t/wold/m.mtx" && echo "earlier binary" >"$t/wold/m.bin"
   "$CLCG_BIN" --generate poisson2d:6 --write-binary "$t/wold/m.bin" >/dev/full 2>"$t/err"; rc=$?
@@ -82,6 +85,24 @@ if [ -w /dev/full ]; then
 else
   skip "the report to /dev/full" "/dev/full is not writable here"
 fi
+# --monitor: the problem's line first, then ||r||/||b|| at iterations 0..N, then the rest of
+# the report; the last residual printed is the one reported, and N the iterations counted
+for np in 1 2; do
+  for how in "" "--variant pipelined" "--variant single-reduction" --reference; do
+    timeout 120 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:12 --monitor $how --json "$t/mon.json" >"$t/out" 2>"$t/err"; rc=$?
+    it=$(json_num "$t/mon.json" iterations)
+    rec=$(sed -n 's/^  ||r||\/||b|| (recursive) = //p' "$t/out")
+    [ $rc -eq 0 ] && [ -n "$it" ] && sed -n 1p "$t/out" | grep -q "^clcg-mpi [0-9.]*: poisson2d:12,12,1, n = 144, nnz = 672, $np rank" &&
+      awk -v n="$it" -v rec="$rec" 'NR == 1 { next }
+        NR <= n + 2 { if ($1 != NR - 2 || $2 != "||r||/||b||" || $3 != "=") bad = 1; last = $4; next }
+        NR == n + 3 { if ($1 != "solver:") bad = 1 }
+        END { if (NR < n + 3 || bad || sprintf("%.3e", last) != rec) exit 1 }' "$t/out" && [ ! -s "$t/err" ]
+    ok $? "--monitor ${how:-(standard)} on $np rank(s): the problem's line, residuals 0..$it, the last one the reported $rec (rc=$rc)"
+  done
+done
+"$CLCG_BIN" --generate poisson2d:1 >"$t/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '^converged in 1 iteration$' "$t/out"
+ok $? "one iteration said as such (rc=$rc: $(grep converged "$t/out"))"
 usage_error "no matrix"
 usage_error "unknown option" --frobnicate x.mtx
 usage_error "--device with --devices-per-rank 2 (one device, or two?)" --device 0 --devices-per-rank 2 x.mtx
