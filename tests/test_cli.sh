@@ -388,6 +388,10 @@ done
 "$CLCG_BIN" --reference --generate poisson2d:6 --variant pipelined >/dev/null 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && grep -q '^clcg-mpi: warning: --reference runs the host.s standard CG: --variant does not apply' "$t/err"
 ok $? "--reference with --variant: solved, a warning says it does not apply (rc=$rc)"
+"$CLCG_BIN" --reference --generate poisson2d:6 --profile --device 0 --no-tune >/dev/null 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
+  grep -q '^clcg-mpi: warning: --reference runs the host.s standard CG: --profile, --device, --no-tune do not apply$' "$t/err"
+ok $? "--reference with three device options: solved, one warning names them all (rc=$rc: $(head -c 200 "$t/err"))"
 "$CLCG_BIN" --reference --generate poisson2d:6 >/dev/null 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && [ ! -s "$t/err" ]; ok $? "--reference alone: no warning (rc=$rc)"
 "$CLCG_BIN" --generate poisson2d:6 --jacobi-scaled --precond none >/dev/null 2>"$t/err"; rc=$?
