@@ -553,10 +553,14 @@ static double node_memory(void)
     return avail;
 }
 
-/* bytes as "12.3 GB", or "456 MB" under a gigabyte */
+/* bytes as "12.3 GB", "456 MB" under a gigabyte, "789 kB" under a megabyte, "12 bytes" */
 static const char *size_text(double bytes, char *buf, size_t len)
 {
-    if (bytes < 1e9)
+    if (bytes < 1e3)
+        snprintf(buf, len, "%.0f bytes", bytes);
+    else if (bytes < 1e6)
+        snprintf(buf, len, "%.0f kB", bytes / 1e3);
+    else if (bytes < 1e9)
         snprintf(buf, len, "%.0f MB", bytes / 1e6);
     else
         snprintf(buf, len, "%.1f GB", bytes / 1e9);

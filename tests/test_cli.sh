@@ -184,6 +184,9 @@ ok $? "a sparse matrix in a 2000 x 2000 array file with 100 MB available: solved
 CLCG_MEM_AVAILABLE=40000000 "$CLCG_BIN" "$t/tri.mtx" -q 2>"$t/err"; rc=$?
 [ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q 'tri.mtx (n = 2000, 2001000 entries) needs at least 48 MB of host memory on this node (1 of 1 rank here), but it has 40 MB available' "$t/err"
 ok $? "the same with 40 MB: exit $rc at once ($(head -c 150 "$t/err"))"
+CLCG_MEM_AVAILABLE=1000 "$CLCG_BIN" --generate poisson2d:20 -q 2>"$t/err"; rc=$?
+[ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q 'needs at least [1-9][0-9]* kB of host memory .*, but it has 1 kB available' "$t/err"
+ok $? "sizes under a megabyte in kB, not as 0 MB: exit $rc ($(head -c 150 "$t/err"))"
 # a CPU device's buffers are host memory too: held to the rank's share of what is left
 if [ "${CLCG_DEVICE_TYPE:-cpu}" = cpu ]; then
   for np in 1 2; do
