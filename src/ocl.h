@@ -34,6 +34,9 @@ typedef struct {
 
 /* All devices of the given type ("gpu", "cpu", "all" or NULL: GPUs when any, else CPUs),
  * on platforms whose name contains `platform` (NULL: any).  *list malloc'd. */
+/* Where PoCL's kernel cache cannot be written (or its disk is full): ": PoCL needs ..." in
+ * out, else out left as it is. */
+void clcg_pocl_cache_hint(char *out, size_t len);
 clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_devinfo **list,
                                   int *count);
 clcg_status clcg_ocl_list(FILE *out);

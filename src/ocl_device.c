@@ -2,7 +2,10 @@
 #include "ocl.h"
 
 #include <stdlib.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <string.h>
 #include <ctype.h>
@@ -90,12 +93,14 @@ static int type_matches(const clcg_devinfo *d, const char *type)
     return !strcmp(type, "gpu") ? d->is_gpu : !d->is_gpu;
 }
 
-/* PoCL lists no device when the folder of its kernel cache cannot be made or written
- * (POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl): then that is said. */
-static void pocl_cache_hint(char *out, size_t len)
+/* PoCL lists no device, or fails to build, when the folder of its kernel cache cannot be
+ * made or written (POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl), or
+ * its disk is full: then that is said.  Tried for real (a file made and removed there, or a
+ * folder in its nearest parent that exists): access() passes for root even in /proc. */
+void clcg_pocl_cache_hint(char *out, size_t len)
 {
     const char *pd = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char dir[4096];
+    char dir[4096], probe[4200];
     struct stat sb;
     if (pd && *pd)
         snprintf(dir, sizeof dir, "%s", pd);
@@ -105,12 +110,34 @@ static void pocl_cache_hint(char *out, size_t len)
         snprintf(dir, sizeof dir, "%s/.cache/pocl", home);
     else
         return;
+    char want[4096];
+    memcpy(want, dir, sizeof want);
     for (;;) {   /* the folder, or the nearest of its parents that exists */
         if (stat(dir, &sb) == 0) {
-            if (!S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0)
-                snprintf(out, len, ": PoCL needs a writable folder for its kernel cache, and %s is %s; "
-                         "set POCL_CACHE_DIR (or XDG_CACHE_HOME) to one", dir,
-                         S_ISDIR(sb.st_mode) ? "not writable" : "not a folder");
+            const int itself = !strcmp(dir, want);
+            char why[4400] = "";
+            snprintf(probe, sizeof probe, "%s/.clcg-probe.%ld", dir, (long)getpid());
+            if (!S_ISDIR(sb.st_mode)) {
+                snprintf(why, sizeof why, "%s is not a folder", dir);
+            } else if (itself) {   /* the folder itself: a file made in it */
+                const int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+                if (fd >= 0) {
+                    close(fd);
+                    unlink(probe);
+                } else {
+                    snprintf(why, sizeof why, "%s is not writable (%s)", dir, strerror(errno));
+                }
+            } else if (mkdir(probe, 0700) == 0) {   /* a parent: a folder made in it */
+                rmdir(probe);
+            } else {
+                snprintf(why, sizeof why, "%s cannot be made in %s (%s)", want, dir, strerror(errno));
+            }
+            struct statvfs fs;
+            if (!*why && statvfs(dir, &fs) == 0 && (geteuid() == 0 ? fs.f_bfree : fs.f_bavail) == 0)
+                snprintf(why, sizeof why, "%s is on a full disk", dir);   /* root: the reserve too */
+            if (*why)
+                snprintf(out, len, ": PoCL needs a writable folder for its kernel cache, and %s; set POCL_CACHE_DIR "
+                         "(or XDG_CACHE_HOME) to one", why);
             return;
         }
         char *slash = strrchr(dir, '/');
@@ -177,7 +204,7 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
         char hint[4400] = "";
         free(all);
         if (pocl_empty && (!strcmp(type, "cpu") || !strcmp(type, "all")))   /* PoCL's device is a CPU */
-            pocl_cache_hint(hint, sizeof hint);
+            clcg_pocl_cache_hint(hint, sizeof hint);
         return clcg_error(CLCG_ERR_DEVICE, "no OpenCL %s%sdevice found%s%s (see --list-devices)%s",
                           !strcmp(type, "all") ? "" : type, !strcmp(type, "all") ? "" : " ",
                           platform ? " on a platform matching " : "", platform ? platform : "", hint);

@@ -86,8 +86,11 @@ clcg_status clcg_ocl_build(clcg_dev *d, const char *options)
         }
         if (e == CL_SUCCESS)
             goto out;
-        st = clcg_error(CLCG_ERR_OPENCL, "building the kernels for '%s' failed: clBuildProgram -> %s (log above)",
-                        d->info.name, clcg_cl_error_name(e));
+        char hint[4400] = "";
+        if (!d->info.is_gpu && strstr(d->info.platform_name, "Portable Computing Language"))
+            clcg_pocl_cache_hint(hint, sizeof hint);
+        st = clcg_error(CLCG_ERR_OPENCL, "building the kernels for '%s' failed: clBuildProgram -> %s (log above)%s",
+                        d->info.name, clcg_cl_error_name(e), hint);
     }
 out:
     for (int i = 0; i < NPARTS; i++)

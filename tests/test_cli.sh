@@ -336,6 +336,19 @@ if CLCG_DEVICE_TYPE=all "$CLCG_BIN" --list-devices 2>/dev/null | grep -q "Portab
   (unset POCL_CACHE_DIR; CLCG_DEVICE_TYPE=cpu XDG_CACHE_HOME=/dev/null "$CLCG_BIN" --generate poisson2d:4 >"$t/out" 2>"$t/err"); rc=$?
   [ $rc -eq 5 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "no OpenCL cpu device found (see --list-devices): PoCL needs a writable folder for its kernel cache, and /dev/null is not a folder" "$t/err"
   ok $? "XDG_CACHE_HOME=/dev/null under PoCL: exit 5, the cache folder named (rc=$rc: $(head -c 200 "$t/err"))"
+  # tried for real, not by access(), which passes for root in /proc; a file where the folder
+  # should be lets PoCL list its device, whose build then fails: said there too
+  echo "not a folder" >"$t/pocl-file"
+  for cd in /proc/clcg-cache "$t/pocl-file"; do
+    CLCG_DEVICE_TYPE=cpu POCL_CACHE_DIR="$cd" "$CLCG_BIN" --generate poisson2d:4 -o "$t/pc.mtx" >"$t/out" 2>"$t/err"; rc=$?
+    case $cd in
+      /proc/*) want="and $cd cannot be made in /proc (" ;;
+      *) want="and $cd is not a folder;" ;;
+    esac
+    [ $rc -eq 5 ] && [ ! -e "$t/pc.mtx" ] && [ "$(grep -c '^clcg-mpi: \(no OpenCL cpu device found\|building the kernels\)' "$t/err")" -eq 1 ] &&
+      grep -qF "PoCL needs a writable folder for its kernel cache, $want" "$t/err"
+    ok $? "POCL_CACHE_DIR=$cd under PoCL: exit 5, the cache folder named (rc=$rc: $(grep '^clcg-mpi: [nb]' "$t/err" | head -c 250))"
+  done
 else
   skip "PoCL's kernel cache folder" "no PoCL platform here"
 fi
