@@ -166,6 +166,53 @@ static clcg_status check_env(void)
         if (*end || !(v >= 0) || !isfinite(v))
             return clcg_error(CLCG_ERR_USAGE, "CLCG_SR_ROWS=%.100s: expected a number of rows a device, 0 or more", e);
     }
+    /* the development switches of the README, likewise */
+    static const struct { const char *name, *one_of[4]; } words[] = {
+        {"CLCG_P_PASS", {"split", "fused", 0}}, {"CLCG_PACK_FIRST", {"0", "1", 0}},
+        {"CLCG_WARMUP", {"0", "1", 0}}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        e = getenv(words[i].name);
+        int known = !e || !*e;
+        for (int k = 0; !known && words[i].one_of[k]; k++)
+            known = !strcmp(e, words[i].one_of[k]);
+        if (!known)
+            return clcg_error(CLCG_ERR_USAGE, "%s=%.100s: expected %s or %s", words[i].name, e, words[i].one_of[0],
+                              words[i].one_of[1]);
+    }
+    e = getenv("CLCG_X_SPLIT");
+    if (e && *e) {
+        char *end;
+        double v = strtod(e, &end);
+        if (*end || !(v > 0.0 && v < 1.0))
+            return clcg_error(CLCG_ERR_USAGE, "CLCG_X_SPLIT=%.100s: expected a share of the rows in (0, 1)", e);
+    }
+    static const struct { const char *name; unsigned long long least; } sizes[] = {
+        {"CLCG_READ_CHUNK", 64}, {"CLCG_PARSE_MIN", 0}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        e = getenv(sizes[i].name);
+        if (e && *e) {
+            char *end;
+            errno = 0;
+            const unsigned long long v = strtoull(e, &end, 10);
+            if (*end || errno || !isdigit((unsigned char)*e) || v < sizes[i].least)
+                return clcg_error(CLCG_ERR_USAGE, "%s=%.100s: expected a whole number of bytes, %llu or more",
+                                  sizes[i].name, e, sizes[i].least);
+        }
+    }
+    e = getenv("CLCG_FAULT");
+    if (e && *e) {
+        static const char *const phases[] = {"load", "device", "solve", "halo", "ghost", "window", "bus", "place", 0};
+        int size = 1, known = 0;
+        char *colon;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        errno = 0;
+        const long r = strtol(e, &colon, 10);
+        for (int k = 0; !known && *colon == ':' && !errno && isdigit((unsigned char)*e) && r < size && phases[k]; k++)
+            known = !strcmp(colon + 1, phases[k]);
+        if (!known)
+            return clcg_error(CLCG_ERR_USAGE, "CLCG_FAULT=%.100s: expected RANK:PHASE, a rank below %d and a phase of "
+                              "load, device, solve, halo, ghost, window, bus, place", e, size);
+    }
     return CLCG_OK;
 }
 

@@ -390,12 +390,15 @@ usage_error "--list-devices with --generate" --list-devices --generate poisson2d
 usage_error "--list-devices with --write-binary" --list-devices --write-binary "$t/a.bin"
 usage_error "--list-devices with --reference" --list-devices --reference
 # the settings users give through the environment: a value that cannot be meant is refused
-for v in CLCG_HALO_SHM=off CLCG_HALO_SHM=3 CLCG_SR_ROWS=abc CLCG_SR_ROWS=-1 CLCG_SR_ROWS=nan CLCG_SHM_RANKS=-2 CLCG_SHM_RANKS=x; do
+for v in CLCG_HALO_SHM=off CLCG_HALO_SHM=3 CLCG_SR_ROWS=abc CLCG_SR_ROWS=-1 CLCG_SR_ROWS=nan CLCG_SHM_RANKS=-2 CLCG_SHM_RANKS=x \
+         CLCG_P_PASS=bogus CLCG_PACK_FIRST=7 CLCG_WARMUP=5 CLCG_X_SPLIT=abc CLCG_X_SPLIT=1 CLCG_READ_CHUNK=0 \
+         CLCG_READ_CHUNK=-64 CLCG_PARSE_MIN=abc CLCG_FAULT=1:solve CLCG_FAULT=0:nothing CLCG_FAULT=solve; do
   env "$v" "$CLCG_BIN" --generate poisson2d:4 -o "$t/xe.mtx" >"$t/out" 2>"$t/err"; rc=$?
   [ $rc -eq 2 ] && [ ! -e "$t/xe.mtx" ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "^clcg-mpi: $v: expected" "$t/err"
   ok $? "$v: exit 2 and one message (rc=$rc: $(head -c 100 "$t/err"))"
 done
-for v in CLCG_HALO_SHM=0 CLCG_HALO_SHM=2 CLCG_SR_ROWS=1e6 CLCG_SHM_RANKS=2 CLCG_SHM_RANKS=; do
+for v in CLCG_HALO_SHM=0 CLCG_HALO_SHM=2 CLCG_SR_ROWS=1e6 CLCG_SHM_RANKS=2 CLCG_SHM_RANKS= CLCG_P_PASS=fused \
+         CLCG_PACK_FIRST=0 CLCG_WARMUP=1 CLCG_X_SPLIT=0.25 CLCG_READ_CHUNK=64 CLCG_PARSE_MIN=0 CLCG_FAULT=0:window; do
   env "$v" "$CLCG_BIN" --generate poisson2d:4 -q 2>"$t/err"; rc=$?
   [ $rc -eq 0 ]; ok $? "$v: accepted (rc=$rc $(head -c 80 "$t/err"))"
 done

@@ -467,7 +467,7 @@ timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 -q : -n 1 env CLCG_
 [ $rc -eq 2 ] && grep -q 'different arguments' "$t/err"
 ok $? "one rank with CLCG_WARMUP=0: exit 2, named, no hang (rc=$rc)"
 # a switch refused on some ranks only: every rank ends, with that rank's message
-for ev in CLCG_HALO_SHM=junk CLCG_SHM_RANKS=-1 CLCG_SR_ROWS=x; do
+for ev in CLCG_HALO_SHM=junk CLCG_SHM_RANKS=-1 CLCG_SR_ROWS=x CLCG_P_PASS=bogus CLCG_FAULT=3:load; do
   timeout 60 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:30 -o "$t/mx.mtx" -q : -n 2 env "$ev" "$CLCG_BIN" \
     --generate poisson2d:30 -o "$t/mx.mtx" -q >"$t/out" 2>"$t/err"; rc=$?
   [ $rc -eq 2 ] && [ "$(grep -c "^clcg-mpi: rank 1: ${ev%%=*}" "$t/err")" -eq 1 ] && [ ! -e "$t/mx.mtx" ]
