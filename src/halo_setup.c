@@ -226,6 +226,10 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
     LOCAL(clcg_malloc(&h->row_begin, (size_t)size + 1, sizeof *h->row_begin, "partition"));
     if (st == CLCG_OK)
         memcpy(h->row_begin, row_begin, ((size_t)size + 1) * sizeof *row_begin);
+    /* the whole vector in one MPI_Allgatherv: int displacements (the same on every rank) */
+    if (st == CLCG_OK && mode == CLCG_EXCHANGE_ALLGATHER && A->n > INT32_MAX)
+        st = clcg_error(CLCG_ERR_USAGE, "--exchange allgather: %lld rows, more than the 2^31 - 1 that one "
+                        "MPI_Allgatherv gathers; use --exchange neighbor (the default) or needed", (long long)A->n);
 
     /* ghosts: distinct columns outside my rows, ascending; none when gcol is NULL (one rank
        whose reader left the columns, global = local, in A->colind) */
@@ -257,6 +261,15 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
     for (int64_t k = 0; k < nghost; k++)
         rcount[owner_of(row_begin, size, A->ghost[k])]++;
     CLCG_CHECK(st, mpi_ok(MPI_Alltoall(rcount, 1, MPI_INT, scount, 1, MPI_INT, comm), "MPI_Alltoall"), out);
+    {   /* what the others ask of me, in all: counted by int displacements */
+        int64_t asked_all = 0;
+        for (int r = 0; r < size; r++)
+            asked_all += scount[r];
+        if (asked_all > INT32_MAX)
+            st = clcg_error(CLCG_ERR_INPUT, "rank %d: the other ranks ask it for %lld values in all, more than the "
+                            "2^31 - 1 one exchange counts; use more ranks", rank, (long long)asked_all);
+    }
+    AGREE();
     for (int r = 0; r < size; r++) {
         rdispl[r + 1] = rdispl[r] + rcount[r];
         sdispl[r + 1] = sdispl[r] + scount[r];
@@ -320,9 +333,20 @@ clcg_status clcg_halo_setup(MPI_Comm comm, clcg_exchange mode, const int64_t *ro
         int ne = (int)nexp;
         CLCG_CHECK(st, mpi_ok(MPI_Allgather(&ne, 1, MPI_INT, h->gather_counts, 1, MPI_INT, comm),
                               "MPI_Allgather"), out);
-        h->gather_displs[0] = 0;
+        /* needed mode gathers every rank's exports in one MPI_Allgatherv: int displacements
+           (the same total on every rank) */
+        int64_t gathered = 0;
         for (int r = 0; r < size; r++)
-            h->gather_displs[r + 1] = h->gather_displs[r] + h->gather_counts[r];
+            gathered += h->gather_counts[r];
+        if (gathered > INT32_MAX && mode == CLCG_EXCHANGE_NEEDED)
+            st = clcg_error(CLCG_ERR_USAGE, "--exchange needed: the ranks' exports add up to %lld values, more than "
+                            "the 2^31 - 1 that one MPI_Allgatherv gathers; use --exchange neighbor (the default)",
+                            (long long)gathered);
+        if (st != CLCG_OK)
+            goto out;
+        h->gather_displs[0] = 0;
+        for (int r = 0; r < size; r++)   /* used by needed mode alone: elsewhere they need not fit */
+            h->gather_displs[r + 1] = gathered > INT32_MAX ? 0 : h->gather_displs[r] + h->gather_counts[r];
         CLCG_CHECK(st, clcg_malloc(&h->ghost_src, (size_t)nghost + 1, sizeof *h->ghost_src, "halo"), out);
         for (int64_t k = 0; k < nghost; k++) {
             int o = owner_of(row_begin, size, A->ghost[k]);

@@ -177,39 +177,50 @@ static void spmv_rows(void *arg, int64_t lo, int64_t hi)
     clcg_spmv_ref(&s, j->x, j->y + lo);
 }
 
-/* b from --rhs: rank 0 reads the vector and scatters each rank its rows. */
+/* Rank 0's whole vector full[n] and each rank's rows mine[nrows], one way or the other
+ * (to_root: gathered, else scattered): a message a rank in rank order, whose count (a rank's
+ * rows, below 2^31 - 1) fits an int where displacements into n rows of 2^31 or more would
+ * not.  Collective; every rank returns the same status. */
+static clcg_status move_rows(MPI_Comm comm, const clcg_problem *p, double *full, double *mine, int to_root,
+                             const char *what)
+{
+    int rank, size, ok = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int64_t *rb = p->halo.row_begin;
+    if (rank == 0) {
+        if (to_root)
+            memcpy(full, mine, (size_t)p->A.nrows * sizeof *full);
+        else
+            memcpy(mine, full, (size_t)p->A.nrows * sizeof *full);
+        for (int r = 1; r < size; r++) {   /* every rank's, after a failure too: none is left waiting */
+            const int count = (int)(rb[r + 1] - rb[r]);
+            if ((to_root ? MPI_Recv(full + rb[r], count, MPI_DOUBLE, r, 0, comm, MPI_STATUS_IGNORE)
+                         : MPI_Send(full + rb[r], count, MPI_DOUBLE, r, 0, comm)) != MPI_SUCCESS)
+                ok = 0;
+        }
+    } else {
+        const int count = (int)p->A.nrows;
+        ok = (to_root ? MPI_Send(mine, count, MPI_DOUBLE, 0, 0, comm)
+                      : MPI_Recv(mine, count, MPI_DOUBLE, 0, 0, comm, MPI_STATUS_IGNORE)) == MPI_SUCCESS;
+    }
+    return clcg_agree(comm, ok ? CLCG_OK : clcg_error(CLCG_ERR_MPI, "moving %s between the ranks failed", what), NULL);
+}
+
+/* b from --rhs: rank 0 reads the vector and sends each rank its rows. */
 static clcg_status read_rhs(MPI_Comm comm, const char *path, clcg_problem *p)
 {
-    int rank, size;
-    int *counts = NULL, *displs = NULL;
+    int rank;
     double *bfull = NULL;
     clcg_status st = CLCG_OK;
 
     MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (rank == 0) {
+    if (rank == 0)
         st = clcg_mm_read_vector(path, p->A.n, &bfull);
-        if (st == CLCG_OK && p->A.n > INT_MAX)
-            st = clcg_error(CLCG_ERR_INPUT, "%s: %lld rows: too many to scatter with int counts",
-                            path, (long long)p->A.n);
-        if (st == CLCG_OK)
-            st = clcg_malloc(&counts, (size_t)size, sizeof *counts, "scatter counts");
-        if (st == CLCG_OK)
-            st = clcg_malloc(&displs, (size_t)size, sizeof *displs, "scatter displacements");
-        for (int r = 0; st == CLCG_OK && r < size; r++) {
-            counts[r] = (int)(p->halo.row_begin[r + 1] - p->halo.row_begin[r]);
-            displs[r] = (int)p->halo.row_begin[r];
-        }
-    }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    if (MPI_Scatterv(bfull, counts, displs, MPI_DOUBLE, p->b, (int)p->A.nrows, MPI_DOUBLE, 0,
-                     comm) != MPI_SUCCESS)
-        st = clcg_error(CLCG_ERR_MPI, "MPI_Scatterv of the right-hand side failed");
-    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    st = move_rows(comm, p, bfull, p->b, 0, "the right-hand side");
 out:
     free(bfull);
-    free(counts);
-    free(displs);
     return st;
 }
 
@@ -486,37 +497,20 @@ void clcg_problem_free(clcg_problem *p)
 
 clcg_status clcg_problem_write_solution(MPI_Comm comm, const clcg_problem *p, const char *path, clcg_held *held)
 {
-    int rank, size;
-    int *counts = NULL, *displs = NULL;
+    int rank;
     double *x = NULL;
     clcg_status st = CLCG_OK;
     MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (rank == 0) {
-        st = clcg_malloc(&counts, (size_t)size, sizeof *counts, "gather counts");
-        if (st == CLCG_OK)
-            st = clcg_malloc(&displs, (size_t)size, sizeof *displs, "gather displacements");
-        if (st == CLCG_OK)
-            st = clcg_malloc(&x, (size_t)p->A.n, sizeof *x, "solution");
-        if (st == CLCG_OK)
-            for (int r = 0; r < size; r++) {
-                counts[r] = (int)(p->halo.row_begin[r + 1] - p->halo.row_begin[r]);
-                displs[r] = (int)p->halo.row_begin[r];
-            }
-    }
+    if (rank == 0)
+        st = clcg_malloc(&x, (size_t)p->A.n + 1, sizeof *x, "solution");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     if (rank != 0)
         clcg_tmp_expect(path);
-    if (MPI_Gatherv(p->x, (int)p->A.nrows, MPI_DOUBLE, x, counts, displs, MPI_DOUBLE, 0, comm) != MPI_SUCCESS) {
-        st = clcg_error(CLCG_ERR_MPI, "MPI_Gatherv of the solution failed");
-        goto out;
-    }
+    CLCG_CHECK(st, move_rows(comm, p, x, p->x, 1, "the solution"), out);
     if (rank == 0)
         st = clcg_mm_write_vector_held(path, x, p->A.n, held);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
 out:
-    free(counts);
-    free(displs);
     free(x);
     return st;
 }
