@@ -96,8 +96,9 @@ for np in 1 2; do
       awk -v n="$it" -v rec="$rec" 'NR == 1 { next }
         NR <= n + 2 { if ($1 != NR - 2 || $2 != "||r||/||b||" || $3 != "=") bad = 1; last = $4; next }
         NR == n + 3 { if ($1 != "solver:") bad = 1 }
-        END { if (NR < n + 3 || bad || sprintf("%.3e", last) != rec) exit 1 }' "$t/out" && [ ! -s "$t/err" ]
-    ok $? "--monitor ${how:-(standard)} on $np rank(s): the problem's line, residuals 0..$it, the last one the reported $rec (rc=$rc)"
+        END { if (NR < n + 3 || bad || sprintf("%.3e", last) != rec) exit 1 }' "$t/out" &&
+      ! grep -qv '^clcg-mpi: warning: ' "$t/err"   # (ranks that share a GPU are warned)
+    ok $? "--monitor ${how:-(standard)} on $np rank(s): the problem's line, residuals 0..$it, the last one the reported $rec (rc=$rc $(head -c 120 "$t/err"))"
   done
 done
 "$CLCG_BIN" --generate poisson2d:1 >"$t/out" 2>&1; rc=$?
