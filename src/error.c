@@ -240,7 +240,8 @@ static long tmp_pid0;
  * the one it was put over: the one beneath to what the program started with, the one on top
  * to the library's.  Once taken they stay: with no temporary file, ours does what was there
  * before. */
-static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ};
+static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ,
+                              SIGPIPE};   /* the last: standard output's reader gone (| head) */
 #define NGUARDED ((int)(sizeof guarded / sizeof guarded[0]))
 #define NALWAYS 3
 static struct sigaction before_top[NGUARDED];   /* on top: the library's handler it was put over */
@@ -557,7 +558,7 @@ static double node_memory(void)
 static const char *size_text(double bytes, char *buf, size_t len)
 {
     if (bytes < 1e3)
-        snprintf(buf, len, "%.0f bytes", bytes);
+        snprintf(buf, len, "%.0f byte%s", bytes, bytes == 1 ? "" : "s");
     else if (bytes < 1e6)
         snprintf(buf, len, "%.0f kB", bytes / 1e3);
     else if (bytes < 1e9)

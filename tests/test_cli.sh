@@ -85,6 +85,24 @@ if [ -w /dev/full ]; then
 else
   skip "the report to /dev/full" "/dev/full is not writable here"
 fi
+# standard output's reader gone before the report (a pipe whose read end is closed: SIGPIPE at
+# the first write, as `| head -0` may give): the run ends by that signal, leaving no temporary
+# file and the earlier files of those names as they were
+if command -v python3 >/dev/null 2>&1; then
+  mkdir "$t/pipe" && echo "earlier" >"$t/pipe/e.mtx" && echo "earlier" >"$t/pipe/d.bin" && echo "earlier" >"$t/pipe/x.mtx"
+  for out in "--write-matrix $t/pipe/e.mtx" "--write-binary $t/pipe/d.bin" "-o $t/pipe/x.mtx --json $t/pipe/r.json"; do
+    got=$(python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+print(subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.DEVNULL).returncode)' "$CLCG_BIN" --generate poisson2d:20 $out)
+    [ "$got" = -13 ] && [ "$(ls -A "$t/pipe" | tr '\n' ' ')" = "d.bin e.mtx x.mtx " ] &&
+      [ "$(cat "$t/pipe/e.mtx" "$t/pipe/d.bin" "$t/pipe/x.mtx" | sort -u)" = earlier ]
+    ok $? "${out//$t\/pipe\//} with standard output's reader gone: ended by SIGPIPE, no temporary file, the earlier files kept (status $got: $(ls -A "$t/pipe" | tr '\n' ' '))"
+  done
+else
+  skip "standard output's reader gone" "no python3"
+fi
 # --monitor: the problem's line first, then ||r||/||b|| at iterations 0..N, then the rest of
 # the report; the last residual printed is the one reported, and N the iterations counted
 for np in 1 2; do
