@@ -124,12 +124,12 @@ void clcg_pocl_cache_hint(char *out, size_t len)
                 if (fd >= 0) {
                     close(fd);
                     unlink(probe);
-                } else {
+                } else if (errno != EEXIST) {   /* one of that name (another node's): writable */
                     snprintf(why, sizeof why, "%s is not writable (%s)", dir, strerror(errno));
                 }
             } else if (mkdir(probe, 0700) == 0) {   /* a parent: a folder made in it */
                 rmdir(probe);
-            } else {
+            } else if (errno != EEXIST) {
                 snprintf(why, sizeof why, "%s cannot be made in %s (%s)", want, dir, strerror(errno));
             }
             struct statvfs fs;

@@ -181,6 +181,8 @@ static void spmv_rows(void *arg, int64_t lo, int64_t hi)
  * (to_root: gathered, else scattered): a message a rank in rank order, whose count (a rank's
  * rows, below 2^31 - 1) fits an int where displacements into n rows of 2^31 or more would
  * not.  Collective; every rank returns the same status. */
+#define MOVE_TAG 7301   /* a tag of its own: no other message of the run can match */
+
 static clcg_status move_rows(MPI_Comm comm, const clcg_problem *p, double *full, double *mine, int to_root,
                              const char *what)
 {
@@ -195,14 +197,14 @@ static clcg_status move_rows(MPI_Comm comm, const clcg_problem *p, double *full,
             memcpy(mine, full, (size_t)p->A.nrows * sizeof *full);
         for (int r = 1; r < size; r++) {   /* every rank's, after a failure too: none is left waiting */
             const int count = (int)(rb[r + 1] - rb[r]);
-            if ((to_root ? MPI_Recv(full + rb[r], count, MPI_DOUBLE, r, 0, comm, MPI_STATUS_IGNORE)
-                         : MPI_Send(full + rb[r], count, MPI_DOUBLE, r, 0, comm)) != MPI_SUCCESS)
+            if ((to_root ? MPI_Recv(full + rb[r], count, MPI_DOUBLE, r, MOVE_TAG, comm, MPI_STATUS_IGNORE)
+                         : MPI_Send(full + rb[r], count, MPI_DOUBLE, r, MOVE_TAG, comm)) != MPI_SUCCESS)
                 ok = 0;
         }
     } else {
         const int count = (int)p->A.nrows;
-        ok = (to_root ? MPI_Send(mine, count, MPI_DOUBLE, 0, 0, comm)
-                      : MPI_Recv(mine, count, MPI_DOUBLE, 0, 0, comm, MPI_STATUS_IGNORE)) == MPI_SUCCESS;
+        ok = (to_root ? MPI_Send(mine, count, MPI_DOUBLE, 0, MOVE_TAG, comm)
+                      : MPI_Recv(mine, count, MPI_DOUBLE, 0, MOVE_TAG, comm, MPI_STATUS_IGNORE)) == MPI_SUCCESS;
     }
     return clcg_agree(comm, ok ? CLCG_OK : clcg_error(CLCG_ERR_MPI, "moving %s between the ranks failed", what), NULL);
 }

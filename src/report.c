@@ -52,8 +52,8 @@ static int64_t timed_its(const clcg_solve_result *res, const clcg_run_info *info
 static void print_profile(const clcg_solve_result *res, const clcg_run_info *info, int size)
 {
     double ktot = 0.0;
-    printf("\nper-kernel profile (%s, %lld iterations run%s%s):\n", info->device,
-           (long long)info->iterations_run,
+    printf("\nper-kernel profile (%s, %lld iteration%s run%s%s):\n", info->device,
+           (long long)info->iterations_run, info->iterations_run == 1 ? "" : "s",
            info->iterations_run > res->iterations ? ", past the stop until its flag was read" : "",
            size > 1 ? ", max over ranks" : "");
     printf("  %-24s %8s %12s %10s %10s %8s\n", "kernel", "calls", "total ms", "us/call", "GB/s", "share");
@@ -104,9 +104,10 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (rank != 0)
         return;
     if (res->outcome == CLCG_DIVERGED_RESIDUAL_GAP) {   /* figures that are finite: say them */
-        fprintf(stderr, "clcg-mpi: %s: %s (||b-Ax||/||b|| = %.3e after %lld iterations, where rounding explains "
+        fprintf(stderr, "clcg-mpi: %s: %s (||b-Ax||/||b|| = %.3e after %lld iteration%s, where rounding explains "
                 "up to %.1e: a fault in the halo exchange, a device or its memory?)\n", p->name,
-                clcg_outcome_message(res->outcome), res->true_residual, (long long)res->iterations, res->attainable);
+                clcg_outcome_message(res->outcome), res->true_residual, (long long)res->iterations,
+                res->iterations == 1 ? "" : "s", res->attainable);
         return;
     }
     if (res->outcome != CLCG_CONVERGED && res->outcome != CLCG_DIVERGED_ITS) {
@@ -152,8 +153,9 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
                (long long)res->iterations, its);
     if (info->refinements && info->rescued)
         printf("  refined: %d correction solve%s of A d = b - Ax in the standard variant: the %s recurrence broke down "
-               "after %lld iterations (%s), true residual %.3e there\n", info->refinements,
+               "after %lld iteration%s (%s), true residual %.3e there\n", info->refinements,
                info->refinements > 1 ? "s" : "", info->base_variant, (long long)info->first_iterations,
+               info->first_iterations == 1 ? "" : "s",
                info->first_outcome == CLCG_DIVERGED_INDEFINITE ? "p'Ap <= 0 from the recurrence"
                                                                 : clcg_outcome_message(info->first_outcome),
                info->first_true_residual);
