@@ -49,11 +49,17 @@ static int64_t timed_its(const clcg_solve_result *res, const clcg_run_info *info
                                                                                     : res->iterations;
 }
 
+/* "s" after a count other than 1 */
+static const char *plural(int64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static void print_profile(const clcg_solve_result *res, const clcg_run_info *info, int size)
 {
     double ktot = 0.0;
     printf("\nper-kernel profile (%s, %lld iteration%s run%s%s):\n", info->device,
-           (long long)info->iterations_run, info->iterations_run == 1 ? "" : "s",
+           (long long)info->iterations_run, plural(info->iterations_run),
            info->iterations_run > res->iterations ? ", past the stop until its flag was read" : "",
            size > 1 ? ", max over ranks" : "");
     printf("  %-24s %8s %12s %10s %10s %8s\n", "kernel", "calls", "total ms", "us/call", "GB/s", "share");
@@ -107,7 +113,7 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
         fprintf(stderr, "clcg-mpi: %s: %s (||b-Ax||/||b|| = %.3e after %lld iteration%s, where rounding explains "
                 "up to %.1e: a fault in the halo exchange, a device or its memory?)\n", p->name,
                 clcg_outcome_message(res->outcome), res->true_residual, (long long)res->iterations,
-                res->iterations == 1 ? "" : "s", res->attainable);
+                plural(res->iterations), res->attainable);
         return;
     }
     if (res->outcome != CLCG_CONVERGED && res->outcome != CLCG_DIVERGED_ITS) {
@@ -119,7 +125,7 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (o->quiet) {
         if (res->outcome != CLCG_CONVERGED)
             fprintf(stderr, "clcg-mpi: %s: not converged: %s after %lld iteration%s\n", p->name,
-                    clcg_outcome_message(res->outcome), (long long)res->iterations, res->iterations == 1 ? "" : "s");
+                    clcg_outcome_message(res->outcome), (long long)res->iterations, plural(res->iterations));
         return;
     }
     clcg_report_header(comm, o, p, 0);
@@ -142,20 +148,19 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (p->exp_a || p->exp_b)
         printf("scaled for the solve: A by 2^%d, b by 2^%d (powers of two: exact; x as given)\n", p->exp_a,
                p->exp_b);
-    const char *its = res->iterations == 1 ? "iteration" : "iterations";
     if (res->outcome == CLCG_CONVERGED && res->at_limit)
-        printf("converged in %lld %s (to the limit of double precision, above --rtol)\n",
-               (long long)res->iterations, its);
+        printf("converged in %lld iteration%s (to the limit of double precision, above --rtol)\n",
+               (long long)res->iterations, plural(res->iterations));
     else if (res->outcome == CLCG_CONVERGED)
-        printf("converged in %lld %s\n", (long long)res->iterations, its);
+        printf("converged in %lld iteration%s\n", (long long)res->iterations, plural(res->iterations));
     else
-        printf("NOT converged: %s (%lld %s)\n", clcg_outcome_message(res->outcome),
-               (long long)res->iterations, its);
+        printf("NOT converged: %s (%lld iteration%s)\n", clcg_outcome_message(res->outcome),
+               (long long)res->iterations, plural(res->iterations));
     if (info->refinements && info->rescued)
         printf("  refined: %d correction solve%s of A d = b - Ax in the standard variant: the %s recurrence broke down "
                "after %lld iteration%s (%s), true residual %.3e there\n", info->refinements,
                info->refinements > 1 ? "s" : "", info->base_variant, (long long)info->first_iterations,
-               info->first_iterations == 1 ? "" : "s",
+               plural(info->first_iterations),
                info->first_outcome == CLCG_DIVERGED_INDEFINITE ? "p'Ap <= 0 from the recurrence"
                                                                 : clcg_outcome_message(info->first_outcome),
                info->first_true_residual);
