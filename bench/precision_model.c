@@ -1,10 +1,18 @@
 /* How much of the gap between the pipelined and the standard CG iteration counts is rounding:
  * both recurrences on the host, Jacobi-preconditioned, b = A*1, x0 = 0, stopping at
  * ||r||/||b|| <= rtol on the recursive residual, with the SpMV and the vector recurrences
- * each in double or in long double (the dot products are summed in long double and rounded
- * to double, as the device's double-double sums are).  With both in long double the two
- * forms follow exact arithmetic more closely; the counts in double show what rounding adds.
- * usage: precision_model MATRIX.mtx [RTOL]   (default 1e-8) */
+ * each in double or in long double (the dot products summed in double-double from the
+ * products rounded to double, as the device and the host reference sum them).  With both in
+ * long double the two forms follow exact arithmetic more closely; the counts in double show
+ * what rounding adds.
+ *
+ * With DRAWS > 0 it asks instead how far apart the counts lie by chance: b = A*1 with each
+ * entry times 1 + 1e-15 g (g standard normal, fixed seed), and for each form the mean count
+ * over the draws and how often it lies more than 2 from the standard form's count of the
+ * same b: the standard form, Chronopoulos-Gear (single reduction), pipelined in double, and
+ * pipelined with the SpMV and every recurrence in long double.
+ * usage: precision_model MATRIX.mtx [RTOL [DRAWS]]   (default 1e-8, 0) */
+#include "clcg_impl.h"
 #include "csr.h"
 #include "mm.h"
 
@@ -18,10 +26,16 @@ typedef long double xreal;
 static const clcg_csr *A;
 static int spmv_wide, rec_wide;
 
-/* a value of a recurrence: kept wide or rounded to double */
-static xreal rec(xreal v)
+/* a + s b and d v of a recurrence, in long double or in double arithmetic (each operation
+ * rounded to double, as on the device: not the long double result rounded once) */
+static xreal axpy(xreal a, double s, xreal b)
 {
-    return rec_wide ? v : (xreal)(double)v;
+    return rec_wide ? a + s * b : (xreal)((double)a + s * (double)b);
+}
+
+static xreal mul(xreal d, xreal v)
+{
+    return rec_wide ? d * v : (xreal)((double)d * (double)v);
 }
 
 static void spmv(const xreal *x, xreal *y)
@@ -39,10 +53,10 @@ static void spmv(const xreal *x, xreal *y)
 
 static double dot(const xreal *a, const xreal *b)
 {
-    xreal s = 0;
+    double s[2] = {0.0, 0.0};
     for (int64_t i = 0; i < A->nrows; i++)
-        s += a[i] * b[i];
-    return (double)s;
+        clcg_dd_acc(s, (double)a[i] * (double)b[i]);
+    return s[0] + s[1];
 }
 
 /* nv vectors of n entries, zeroed, in one block; NULL when memory is short */
@@ -61,7 +75,7 @@ static long pcg(const xreal *b, const xreal *dinv, double rtol, long max_it)
     xreal *x = v, *r = v + n, *z = v + 2 * n, *p = v + 3 * n, *q = v + 4 * n;
     for (int64_t i = 0; i < n; i++) {
         r[i] = b[i];
-        z[i] = rec(dinv[i] * r[i]);
+        z[i] = mul(dinv[i], r[i]);
         p[i] = z[i];
     }
     const double bn = sqrt(dot(b, b));
@@ -71,14 +85,50 @@ static long pcg(const xreal *b, const xreal *dinv, double rtol, long max_it)
         spmv(p, q);
         const double alpha = rz / dot(p, q);
         for (int64_t i = 0; i < n; i++) {
-            x[i] = rec(x[i] + alpha * p[i]);
-            r[i] = rec(r[i] - alpha * q[i]);
-            z[i] = rec(dinv[i] * r[i]);
+            x[i] = axpy(x[i], alpha, p[i]);
+            r[i] = axpy(r[i], -alpha, q[i]);
+            z[i] = mul(dinv[i], r[i]);
         }
         const double rz_next = dot(r, z), beta = rz_next / rz;
         rz = rz_next;
         for (int64_t i = 0; i < n; i++)
-            p[i] = rec(z[i] + beta * p[i]);
+            p[i] = axpy(z[i], beta, p[i]);
+    }
+    free(v);
+    return k < max_it ? k : -1;
+}
+
+/* Chronopoulos-Gear: one reduction point (r'u, r'r, w'u, w = A u), the recurrences of the
+ * device's update_sr kernel. */
+static long single_reduction(const xreal *b, const xreal *dinv, double rtol, long max_it)
+{
+    const int64_t n = A->nrows;
+    xreal *v = vectors(6);
+    if (!v)
+        return -2;
+    xreal *x = v, *r = v + n, *u = v + 2 * n, *w = v + 3 * n, *s = v + 4 * n, *p = v + 5 * n;
+    for (int64_t i = 0; i < n; i++) {
+        r[i] = b[i];
+        u[i] = mul(dinv[i], b[i]);
+    }
+    const double bn = sqrt(dot(b, b));
+    double alpha = 0, beta = 0, gamma_prev = 1;
+    long k = 0;
+    for (; k < max_it; k++) {
+        spmv(u, w);
+        const double gamma = dot(r, u), rr = dot(r, r), delta = dot(w, u);
+        if (sqrt(rr) <= rtol * bn)
+            break;
+        beta = k == 0 ? 0 : gamma / gamma_prev;
+        alpha = gamma / (k == 0 ? delta : delta - beta * gamma / alpha);
+        gamma_prev = gamma;
+        for (int64_t i = 0; i < n; i++) {
+            p[i] = axpy(u[i], beta, p[i]);
+            s[i] = axpy(w[i], beta, s[i]);
+            x[i] = axpy(x[i], alpha, p[i]);
+            r[i] = axpy(r[i], -alpha, s[i]);
+            u[i] = mul(dinv[i], r[i]);
+        }
     }
     free(v);
     return k < max_it ? k : -1;
@@ -95,11 +145,11 @@ static long pipelined(const xreal *b, const xreal *dinv, double rtol, long max_i
           *q = v + 7 * n, *s = v + 8 * n, *p = v + 9 * n;
     for (int64_t i = 0; i < n; i++) {
         r[i] = b[i];
-        u[i] = rec(dinv[i] * b[i]);
+        u[i] = mul(dinv[i], b[i]);
     }
     spmv(u, w);
     for (int64_t i = 0; i < n; i++)
-        m[i] = rec(dinv[i] * w[i]);
+        m[i] = mul(dinv[i], w[i]);
     const double bn = sqrt(dot(b, b));
     double alpha = 0, beta = 0, gamma_prev = 1;
     long k = 0;
@@ -112,31 +162,86 @@ static long pipelined(const xreal *b, const xreal *dinv, double rtol, long max_i
         alpha = gamma / (k == 0 ? delta : delta - beta * gamma / alpha);
         gamma_prev = gamma;
         for (int64_t i = 0; i < n; i++) {
-            z[i] = rec(nv[i] + beta * z[i]);
-            q[i] = rec(m[i] + beta * q[i]);
-            s[i] = rec(w[i] + beta * s[i]);
-            p[i] = rec(u[i] + beta * p[i]);
-            x[i] = rec(x[i] + alpha * p[i]);
-            r[i] = rec(r[i] - alpha * s[i]);
-            u[i] = rec(u[i] - alpha * q[i]);
-            w[i] = rec(w[i] - alpha * z[i]);
-            m[i] = rec(dinv[i] * w[i]);
+            z[i] = axpy(nv[i], beta, z[i]);
+            q[i] = axpy(m[i], beta, q[i]);
+            s[i] = axpy(w[i], beta, s[i]);
+            p[i] = axpy(u[i], beta, p[i]);
+            x[i] = axpy(x[i], alpha, p[i]);
+            r[i] = axpy(r[i], -alpha, s[i]);
+            u[i] = axpy(u[i], -alpha, q[i]);
+            w[i] = axpy(w[i], -alpha, z[i]);
+            m[i] = mul(dinv[i], w[i]);
         }
     }
     free(v);
     return k < max_it ? k : -1;
 }
 
+/* a standard normal draw (Box-Muller on a 64-bit xorshift): the same sequence everywhere */
+static double normal(uint64_t *state)
+{
+    double u[2];
+    for (int i = 0; i < 2; i++) {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        u[i] = ((double)(*state >> 11) + 0.5) / 9007199254740992.0;   /* in (0, 1) */
+    }
+    return sqrt(-2.0 * log(u[0])) * cos(6.283185307179586 * u[1]);
+}
+
+/* The counts' spread over DRAWS right-hand sides b = A*1 perturbed by 1e-15 relative. */
+static void draws_study(const xreal *b0, const xreal *dinv, double rtol, long max_it, int draws)
+{
+    enum { NF = 4 };
+    static const char *name[NF] = {"standard", "single-reduction", "pipelined", "pipelined, long double"};
+    const int64_t n = A->nrows;
+    xreal *b = vectors(1);
+    double sum[NF] = {0};
+    int off[NF] = {0};
+    uint64_t state = 88172645463325252u;
+    if (!b) {
+        fprintf(stderr, "precision_model: out of memory\n");
+        return;
+    }
+    printf("%-6s %9s %9s %9s %9s\n", "draw", "standard", "single-r.", "pipelined", "pipe, ld");
+    for (int d = 0; d < draws; d++) {
+        for (int64_t i = 0; i < n; i++)
+            b[i] = d == 0 ? b0[i] : (xreal)(double)(b0[i] * (1.0 + 1e-15 * normal(&state)));
+        long it[NF];
+        spmv_wide = rec_wide = 0;
+        it[0] = pcg(b, dinv, rtol, max_it);
+        it[1] = single_reduction(b, dinv, rtol, max_it);
+        it[2] = pipelined(b, dinv, rtol, max_it);
+        spmv_wide = rec_wide = 1;
+        it[3] = pipelined(b, dinv, rtol, max_it);
+        printf("%-6d %9ld %9ld %9ld %9ld\n", d, it[0], it[1], it[2], it[3]);
+        for (int f = 0; f < NF; f++) {
+            sum[f] += (double)it[f];
+            off[f] += labs(it[f] - it[0]) > 2;
+        }
+    }
+    printf("\n%-24s %10s %s\n", "form", "mean", "draws more than 2 from standard");
+    for (int f = 0; f < NF; f++)
+        printf("%-24s %10.1f %d of %d\n", name[f], sum[f] / draws, off[f], draws);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: %s MATRIX.mtx [RTOL]\n", argv[0]);
+    if (argc < 2 || argc > 4) {
+        fprintf(stderr, "usage: %s MATRIX.mtx [RTOL [DRAWS]]\n", argv[0]);
         return 2;
     }
     char *end = NULL;
     const double rtol = argc > 2 ? strtod(argv[2], &end) : 1e-8;
     if (argc > 2 && (end == argv[2] || *end || !(rtol > 0.0 && rtol < 1.0))) {
         fprintf(stderr, "precision_model: RTOL '%s' is not a number in (0, 1)\n", argv[2]);
+        return 2;
+    }
+    const long draws = argc > 3 ? strtol(argv[3], &end, 10) : 0;
+    if (argc > 3 && (end == argv[3] || *end || draws < 0 || draws > 100000)) {
+        fprintf(stderr, "precision_model: DRAWS '%s' is not a count from 0 to 100000\n", argv[3]);
         return 2;
     }
     clcg_mm_header h;
@@ -167,6 +272,13 @@ int main(int argc, char **argv)
             if (csr.colind[k] == i)
                 dinv[i] = 1.0 / csr.val[k];
     const long max_it = 100 * (n > 100 ? n : 100);
+    if (draws > 0) {
+        printf("%s, Jacobi, rtol %g, %ld right-hand sides (b = A*1, then times 1 + 1e-15 g)\n", argv[1], rtol, draws);
+        draws_study(b, dinv, rtol, max_it, (int)draws);
+        free(one);
+        clcg_csr_free(&csr);
+        return 0;
+    }
     printf("%s, Jacobi, rtol %g (long double: %d-bit significand)\n", argv[1], rtol, (int)LDBL_MANT_DIG);
     printf("%-12s %-12s %9s %9s\n", "SpMV", "recurrences", "standard", "pipelined");
     for (spmv_wide = 0; spmv_wide < 2; spmv_wide++)
