@@ -1,7 +1,8 @@
 #!/bin/sh
 # The benchmark programs: bench_spmv's q = A p in every storage form agrees with the host's
 # SpMV (and a wrong kernel is caught: exit status 1, the form named); bench_comm on two and
-# three ranks prints its JSON record with the halo exchanges timed.
+# three ranks prints its JSON record with the halo exchanges timed; precision_model's forms
+# count as the program does.
 . "${srcdir:-.}/tests/tap.sh"
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 # development settings that would change what runs (forms, kernel source, build log on stderr)
@@ -41,6 +42,31 @@ mutant() {
 mutant sell '{ sub(/s \+= v3 \* f3;/, "s += v3 * f2;") } { print }'
 # csr-stream's short rows: q one too large
 mutant csr-stream '!d && /q\[rs \+ t\] = s;/ { sub(/= s;/, "= s + 1;"); d = 1 } { print }'
+
+# precision_model: its standard form in double is the host reference's iteration (the same
+# arithmetic, dot products in double-double), its pipelined form the device's recurrences
+# (PoCL's csr-scalar adds rows in the reference's order; +-1 for a CPU whose vector code
+# fuses multiply-adds); DRAWS perturbed right-hand sides: a row each and the summary
+"$CLCG_BIN" -q --generate poisson2d:30 --write-matrix "$t/p2d.mtx"
+list="$t/p2d.mtx"
+have_matrices && list="$list $CLCG_MATRICES/spd/bcsstk08.mtx"
+for m in $list; do
+  timeout 300 "$bdir/precision_model" "$m" >"$t/pm" 2>"$t/err"; rc=$?
+  "$CLCG_BIN" "$m" --reference --json "$t/r.json" -q 2>>"$t/err"
+  "$CLCG_BIN" "$m" --variant pipelined --json "$t/p.json" -q 2>>"$t/err"
+  ref=$(json_num "$t/r.json" iterations); pip=$(json_num "$t/p.json" iterations)
+  set -- $(awk '$1 == "double" && $2 == "double" { print $3, $4 }' "$t/pm")
+  [ $rc -eq 0 ] && [ "${1:-x}" = "$ref" ] && absdiff_le "${2:-x}" "$pip" 1
+  ok $? "precision_model $(basename "$m"): standard / pipelined in double $1 / $2, the program $ref / $pip (rc=$rc) $(head -c 200 "$t/err")"
+done
+timeout 300 "$bdir/precision_model" "$t/p2d.mtx" 1e-8 4 >"$t/pm" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^[0-3]  ' "$t/pm")" -eq 4 ] && grep -q '^pipelined, long double .* of 4$' "$t/pm"
+ok $? "precision_model DRAWS 4: four draws and the summary (rc=$rc)"
+for bad in "1e-8 x" "1e-8 -1" "2 4"; do
+  timeout 60 "$bdir/precision_model" "$t/p2d.mtx" $bad >"$t/pm" 2>"$t/err"; rc=$?
+  [ $rc -eq 2 ] && [ ! -s "$t/pm" ] && [ "$(wc -l <"$t/err")" -eq 1 ]
+  ok $? "precision_model $bad: usage error, exit $rc, $(head -c 120 "$t/err")"
+done
 
 # bench_comm: two ranks, one JSON object, the exchange and the transfers timed
 timeout 300 $MPIEXEC -n 2 "$bdir/bench_comm" >"$t/comm" 2>"$t/err"; rc=$?
