@@ -190,19 +190,20 @@ static double normal(uint64_t *state)
     return sqrt(-2.0 * log(u[0])) * cos(6.283185307179586 * u[1]);
 }
 
-/* The counts' spread over DRAWS right-hand sides b = A*1 perturbed by 1e-15 relative. */
-static void draws_study(const xreal *b0, const xreal *dinv, double rtol, long max_it, int draws)
+/* The counts' spread over DRAWS right-hand sides b = A*1 perturbed by 1e-15 relative;
+ * 0, or 1 when memory is short. */
+static int draws_study(const xreal *b0, const xreal *dinv, double rtol, long max_it, int draws)
 {
     enum { NF = 4 };
     static const char *name[NF] = {"standard", "single-reduction", "pipelined", "pipelined, long double"};
     const int64_t n = A->nrows;
     xreal *b = vectors(1);
     double sum[NF] = {0};
-    int off[NF] = {0};
+    int off[NF] = {0}, done[NF] = {0};
     uint64_t state = 88172645463325252u;
     if (!b) {
         fprintf(stderr, "precision_model: out of memory\n");
-        return;
+        return 1;
     }
     printf("%-6s %9s %9s %9s %9s\n", "draw", "standard", "single-r.", "pipelined", "pipe, ld");
     for (int d = 0; d < draws; d++) {
@@ -216,15 +217,17 @@ static void draws_study(const xreal *b0, const xreal *dinv, double rtol, long ma
         spmv_wide = rec_wide = 1;
         it[3] = pipelined(b, dinv, rtol, max_it);
         printf("%-6d %9ld %9ld %9ld %9ld\n", d, it[0], it[1], it[2], it[3]);
-        for (int f = 0; f < NF; f++) {
-            sum[f] += (double)it[f];
-            off[f] += labs(it[f] - it[0]) > 2;
+        for (int f = 0; f < NF; f++) {   /* -1: the iteration limit, counted apart */
+            sum[f] += it[f] < 0 ? 0.0 : (double)it[f];
+            done[f] += it[f] >= 0;
+            off[f] += it[f] < 0 || it[0] < 0 || labs(it[f] - it[0]) > 2;
         }
     }
-    printf("\n%-24s %10s %s\n", "form", "mean", "draws more than 2 from standard");
+    printf("\n%-24s %10s %s\n", "form", "mean", "draws more than 2 from standard (or at the limit)");
     for (int f = 0; f < NF; f++)
-        printf("%-24s %10.1f %d of %d\n", name[f], sum[f] / draws, off[f], draws);
+        printf("%-24s %10.1f %d of %d\n", name[f], done[f] ? sum[f] / done[f] : 0.0, off[f], draws);
     free(b);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -274,10 +277,10 @@ int main(int argc, char **argv)
     const long max_it = 100 * (n > 100 ? n : 100);
     if (draws > 0) {
         printf("%s, Jacobi, rtol %g, %ld right-hand sides (b = A*1, then times 1 + 1e-15 g)\n", argv[1], rtol, draws);
-        draws_study(b, dinv, rtol, max_it, (int)draws);
+        const int rc = draws_study(b, dinv, rtol, max_it, (int)draws);
         free(one);
         clcg_csr_free(&csr);
-        return 0;
+        return rc;
     }
     printf("%s, Jacobi, rtol %g (long double: %d-bit significand)\n", argv[1], rtol, (int)LDBL_MANT_DIG);
     printf("%-12s %-12s %9s %9s\n", "SpMV", "recurrences", "standard", "pipelined");
