@@ -10,8 +10,12 @@
  * entry times 1 + 1e-15 g (g standard normal, fixed seed), and for each form the mean count
  * over the draws and how often it lies more than 2 from the standard form's count of the
  * same b: the standard form, Chronopoulos-Gear (single reduction), pipelined in double, and
- * pipelined with the SpMV and every recurrence in long double.
- * usage: precision_model MATRIX.mtx [RTOL [DRAWS]]   (default 1e-8, 0) */
+ * pipelined with the SpMV and every recurrence in long double; and two published remedies for
+ * the pipelined form's rounding, both in double: Chen and Carson's pipelined predict-and-recompute
+ * CG (r'M^-1 r and p'Ap from dot products of the current vectors, A M^-1 r formed afresh by a
+ * second SpMV each iteration), and Ghysels-Vanroose with residual replacement every REPLACE
+ * iterations (r = b - A x and the auxiliary vectors formed afresh: four more SpMVs each time).
+ * usage: precision_model MATRIX.mtx [RTOL [DRAWS [REPLACE]]]   (default 1e-8, 0, 20) */
 #include "clcg_impl.h"
 #include "csr.h"
 #include "mm.h"
@@ -25,6 +29,7 @@ typedef long double xreal;
 
 static const clcg_csr *A;
 static int spmv_wide, rec_wide;
+static long replace_every;   /* the pipelined form's residual replacement; 0: none */
 
 /* a + s b and d v of a recurrence, in long double or in double arithmetic (each operation
  * rounded to double, as on the device: not the long double result rounded once) */
@@ -134,7 +139,10 @@ static long single_reduction(const xreal *b, const xreal *dinv, double rtol, lon
     return k < max_it ? k : -1;
 }
 
-/* Ghysels-Vanroose pipelined CG, the recurrences of the device's update_pipe kernel. */
+/* Ghysels-Vanroose pipelined CG, the recurrences of the device's update_pipe kernel; with
+ * replace_every, every replace_every iterations r = b - A x, u = M^-1 r, w = A u, s = A p,
+ * q = M^-1 s and z = A q formed afresh (the true residual and its images in place of the
+ * recurred ones). */
 static long pipelined(const xreal *b, const xreal *dinv, double rtol, long max_it)
 {
     const int64_t n = A->nrows;
@@ -172,6 +180,67 @@ static long pipelined(const xreal *b, const xreal *dinv, double rtol, long max_i
             w[i] = axpy(w[i], -alpha, z[i]);
             m[i] = mul(dinv[i], w[i]);
         }
+        if (replace_every > 0 && (k + 1) % replace_every == 0) {
+            spmv(x, nv);
+            for (int64_t i = 0; i < n; i++) {
+                r[i] = (xreal)((double)b[i] - (double)nv[i]);
+                u[i] = mul(dinv[i], r[i]);
+            }
+            spmv(u, w);
+            spmv(p, s);
+            for (int64_t i = 0; i < n; i++) {
+                m[i] = mul(dinv[i], w[i]);
+                q[i] = mul(dinv[i], s[i]);
+            }
+            spmv(q, z);
+        }
+    }
+    free(v);
+    return k < max_it ? k : -1;
+}
+
+/* Pipelined predict-and-recompute CG (Chen and Carson): one reduction point of r'M^-1 r,
+ * p's, M^-1 r's and (M^-1 s)'s with s = A p recurred; alpha from the fresh r'M^-1 r and p's,
+ * beta from r'M^-1 r predicted by the other two; the SpMV of M^-1 s overlaps the reduction,
+ * and w = A M^-1 r is formed afresh by a second SpMV rather than only recurred. */
+static long pipe_pr(const xreal *b, const xreal *dinv, double rtol, long max_it)
+{
+    const int64_t n = A->nrows;
+    xreal *v = vectors(8);
+    if (!v)
+        return -2;
+    xreal *x = v, *r = v + n, *rt = v + 2 * n, *w = v + 3 * n, *p = v + 4 * n, *s = v + 5 * n, *st = v + 6 * n,
+          *u = v + 7 * n;
+    for (int64_t i = 0; i < n; i++) {
+        r[i] = b[i];
+        rt[i] = mul(dinv[i], b[i]);
+        p[i] = rt[i];
+    }
+    spmv(rt, w);
+    for (int64_t i = 0; i < n; i++) {
+        s[i] = w[i];
+        st[i] = mul(dinv[i], s[i]);
+    }
+    const double bn = sqrt(dot(b, b));
+    long k = 0;
+    for (; k < max_it; k++) {
+        const double nu = dot(rt, r), mu = dot(p, s), delta = dot(rt, s), gamma = dot(st, s), rr = dot(r, r);
+        if (sqrt(rr) <= rtol * bn)
+            break;
+        spmv(st, u);
+        if (k > 0)
+            spmv(rt, w);
+        const double alpha = nu / mu;
+        const double beta = (nu - 2.0 * alpha * delta + alpha * alpha * gamma) / nu;
+        for (int64_t i = 0; i < n; i++) {
+            x[i] = axpy(x[i], alpha, p[i]);
+            r[i] = axpy(r[i], -alpha, s[i]);
+            rt[i] = mul(dinv[i], r[i]);
+            w[i] = axpy(w[i], -alpha, u[i]);
+            p[i] = axpy(rt[i], beta, p[i]);
+            s[i] = axpy(w[i], beta, s[i]);
+            st[i] = mul(dinv[i], s[i]);
+        }
     }
     free(v);
     return k < max_it ? k : -1;
@@ -192,10 +261,11 @@ static double normal(uint64_t *state)
 
 /* The counts' spread over DRAWS right-hand sides b = A*1 perturbed by 1e-15 relative;
  * 0, or 1 when memory is short. */
-static int draws_study(const xreal *b0, const xreal *dinv, double rtol, long max_it, int draws)
+static int draws_study(const xreal *b0, const xreal *dinv, double rtol, long max_it, int draws, long replace)
 {
-    enum { NF = 4 };
-    static const char *name[NF] = {"standard", "single-reduction", "pipelined", "pipelined, long double"};
+    enum { NF = 6 };
+    static const char *name[NF] = {"standard", "single-reduction", "pipelined", "pipelined, long double",
+                                   "predict-and-recompute", "pipelined, replacement"};
     const int64_t n = A->nrows;
     xreal *b = vectors(1);
     double sum[NF] = {0};
@@ -205,7 +275,8 @@ static int draws_study(const xreal *b0, const xreal *dinv, double rtol, long max
         fprintf(stderr, "precision_model: out of memory\n");
         return 1;
     }
-    printf("%-6s %9s %9s %9s %9s\n", "draw", "standard", "single-r.", "pipelined", "pipe, ld");
+    printf("%-6s %9s %9s %9s %9s %9s %9s\n", "draw", "standard", "single-r.", "pipelined", "pipe, ld", "pipe-PR",
+           "pipe, rr");
     for (int d = 0; d < draws; d++) {
         for (int64_t i = 0; i < n; i++)
             b[i] = d == 0 ? b0[i] : (xreal)(double)(b0[i] * (1.0 + 1e-15 * normal(&state)));
@@ -216,7 +287,12 @@ static int draws_study(const xreal *b0, const xreal *dinv, double rtol, long max
         it[2] = pipelined(b, dinv, rtol, max_it);
         spmv_wide = rec_wide = 1;
         it[3] = pipelined(b, dinv, rtol, max_it);
-        printf("%-6d %9ld %9ld %9ld %9ld\n", d, it[0], it[1], it[2], it[3]);
+        spmv_wide = rec_wide = 0;
+        it[4] = pipe_pr(b, dinv, rtol, max_it);
+        replace_every = replace;
+        it[5] = pipelined(b, dinv, rtol, max_it);
+        replace_every = 0;
+        printf("%-6d %9ld %9ld %9ld %9ld %9ld %9ld\n", d, it[0], it[1], it[2], it[3], it[4], it[5]);
         for (int f = 0; f < NF; f++) {   /* -1: the iteration limit, counted apart */
             sum[f] += it[f] < 0 ? 0.0 : (double)it[f];
             done[f] += it[f] >= 0;
@@ -232,8 +308,8 @@ static int draws_study(const xreal *b0, const xreal *dinv, double rtol, long max
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 4) {
-        fprintf(stderr, "usage: %s MATRIX.mtx [RTOL [DRAWS]]\n", argv[0]);
+    if (argc < 2 || argc > 5) {
+        fprintf(stderr, "usage: %s MATRIX.mtx [RTOL [DRAWS [REPLACE]]]\n", argv[0]);
         return 2;
     }
     char *end = NULL;
@@ -245,6 +321,11 @@ int main(int argc, char **argv)
     const long draws = argc > 3 ? strtol(argv[3], &end, 10) : 0;
     if (argc > 3 && (end == argv[3] || *end || draws < 0 || draws > 100000)) {
         fprintf(stderr, "precision_model: DRAWS '%s' is not a count from 0 to 100000\n", argv[3]);
+        return 2;
+    }
+    const long replace = argc > 4 ? strtol(argv[4], &end, 10) : 20;
+    if (argc > 4 && (end == argv[4] || *end || replace < 1 || replace > 1000000)) {
+        fprintf(stderr, "precision_model: REPLACE '%s' is not an interval from 1 to 1000000\n", argv[4]);
         return 2;
     }
     clcg_mm_header h;
@@ -276,8 +357,9 @@ int main(int argc, char **argv)
                 dinv[i] = 1.0 / csr.val[k];
     const long max_it = 100 * (n > 100 ? n : 100);
     if (draws > 0) {
-        printf("%s, Jacobi, rtol %g, %ld right-hand sides (b = A*1, then times 1 + 1e-15 g)\n", argv[1], rtol, draws);
-        const int rc = draws_study(b, dinv, rtol, max_it, (int)draws);
+        printf("%s, Jacobi, rtol %g, %ld right-hand sides (b = A*1, then times 1 + 1e-15 g); replacement every %ld\n",
+               argv[1], rtol, draws, replace);
+        const int rc = draws_study(b, dinv, rtol, max_it, (int)draws, replace);
         free(one);
         clcg_csr_free(&csr);
         return rc;

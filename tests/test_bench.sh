@@ -60,9 +60,17 @@ for m in $list; do
   ok $? "precision_model $(basename "$m"): standard / pipelined in double $1 / $2, the program $ref / $pip (rc=$rc) $(head -c 200 "$t/err")"
 done
 timeout 300 "$bdir/precision_model" "$t/p2d.mtx" 1e-8 4 >"$t/pm" 2>"$t/err"; rc=$?
-[ $rc -eq 0 ] && [ "$(grep -c '^[0-3]  ' "$t/pm")" -eq 4 ] && grep -q '^pipelined, long double .* of 4$' "$t/pm"
-ok $? "precision_model DRAWS 4: four draws and the summary (rc=$rc)"
-for bad in "1e-8 x" "1e-8 -1" "2 4"; do
+[ $rc -eq 0 ] && [ "$(grep -c '^[0-3]  ' "$t/pm")" -eq 4 ] && grep -q '^pipelined, long double .* of 4$' "$t/pm" &&
+  grep -q '^predict-and-recompute .* of 4$' "$t/pm" && grep -q '^pipelined, replacement .* of 4$' "$t/pm" &&
+  [ "$(awk '$1 ~ /^[0-3]$/ && NF == 7' "$t/pm" | wc -l)" -eq 4 ]
+ok $? "precision_model DRAWS 4: four draws of six forms and the summary (rc=$rc)"
+# a well-conditioned matrix, replacement after every iteration: each form (the predict-and-
+# recompute one and the replacing one too) converges within 2 iterations of the standard form
+timeout 300 "$bdir/precision_model" "$t/p2d.mtx" 1e-8 1 1 >"$t/pm" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && awk '$1 == "0" && NF == 7 { for (i = 2; i <= 7; i++) if ($i < 1 || $i - $2 > 2 || $2 - $i > 2) exit 1; f = 1 }
+  END { exit !f }' "$t/pm"
+ok $? "precision_model REPLACE 1: every form within 2 of the standard one, $(awk '$1 == "0"' "$t/pm") (rc=$rc)"
+for bad in "1e-8 x" "1e-8 -1" "2 4" "1e-8 4 0" "1e-8 4 y"; do
   timeout 60 "$bdir/precision_model" "$t/p2d.mtx" $bad >"$t/pm" 2>"$t/err"; rc=$?
   [ $rc -eq 2 ] && [ ! -s "$t/pm" ] && [ "$(wc -l <"$t/err")" -eq 1 ]
   ok $? "precision_model $bad: usage error, exit $rc, $(head -c 120 "$t/err")"
