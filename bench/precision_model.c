@@ -139,6 +139,18 @@ static long single_reduction(const xreal *b, const xreal *dinv, double rtol, lon
     return k < max_it ? k : -1;
 }
 
+/* The pipelined forms' start from x0 = 0: r = b, u = M^-1 r, w = A u, m = M^-1 w. */
+static void pipe_start(const xreal *b, const xreal *dinv, xreal *r, xreal *u, xreal *w, xreal *m)
+{
+    for (int64_t i = 0; i < A->nrows; i++) {
+        r[i] = b[i];
+        u[i] = mul(dinv[i], b[i]);
+    }
+    spmv(u, w);
+    for (int64_t i = 0; i < A->nrows; i++)
+        m[i] = mul(dinv[i], w[i]);
+}
+
 /* Ghysels-Vanroose pipelined CG, the recurrences of the device's update_pipe kernel; with
  * replace_every, every replace_every iterations r = b - A x, u = M^-1 r, w = A u, s = A p,
  * q = M^-1 s and z = A q formed afresh (the true residual and its images in place of the
@@ -151,13 +163,7 @@ static long pipelined(const xreal *b, const xreal *dinv, double rtol, long max_i
         return -2;
     xreal *x = v, *r = v + n, *u = v + 2 * n, *w = v + 3 * n, *m = v + 4 * n, *nv = v + 5 * n, *z = v + 6 * n,
           *q = v + 7 * n, *s = v + 8 * n, *p = v + 9 * n;
-    for (int64_t i = 0; i < n; i++) {
-        r[i] = b[i];
-        u[i] = mul(dinv[i], b[i]);
-    }
-    spmv(u, w);
-    for (int64_t i = 0; i < n; i++)
-        m[i] = mul(dinv[i], w[i]);
+    pipe_start(b, dinv, r, u, w, m);
     const double bn = sqrt(dot(b, b));
     double alpha = 0, beta = 0, gamma_prev = 1;
     long k = 0;
@@ -211,15 +217,10 @@ static long pipe_pr(const xreal *b, const xreal *dinv, double rtol, long max_it)
         return -2;
     xreal *x = v, *r = v + n, *rt = v + 2 * n, *w = v + 3 * n, *p = v + 4 * n, *s = v + 5 * n, *st = v + 6 * n,
           *u = v + 7 * n;
+    pipe_start(b, dinv, r, rt, w, st);   /* p = M^-1 r, s = A p, st = M^-1 s */
     for (int64_t i = 0; i < n; i++) {
-        r[i] = b[i];
-        rt[i] = mul(dinv[i], b[i]);
         p[i] = rt[i];
-    }
-    spmv(rt, w);
-    for (int64_t i = 0; i < n; i++) {
         s[i] = w[i];
-        st[i] = mul(dinv[i], s[i]);
     }
     const double bn = sqrt(dot(b, b));
     long k = 0;
