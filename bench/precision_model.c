@@ -14,7 +14,10 @@
  * the pipelined form's rounding, both in double: Chen and Carson's pipelined predict-and-recompute
  * CG (r'M^-1 r and p'Ap from dot products of the current vectors, A M^-1 r formed afresh by a
  * second SpMV each iteration), and Ghysels-Vanroose with residual replacement every REPLACE
- * iterations (r = b - A x and the auxiliary vectors formed afresh: four more SpMVs each time).
+ * iterations (r = b - A x and the auxiliary vectors formed afresh: four more SpMVs each time);
+ * and Jacobi as a symmetric scaling instead (the device's --jacobi-scaled): Ghysels-Vanroose
+ * without a preconditioner on D^-1/2 A D^-1/2 and D^-1/2 b, the stop test on ||D^1/2 r||, the
+ * residual of the unscaled system (u = r, m = w, q = s: the recurrences of three vectors fewer).
  * usage: precision_model MATRIX.mtx [RTOL [DRAWS [REPLACE]]]   (default 1e-8, 0, 20) */
 #include "clcg_impl.h"
 #include "csr.h"
@@ -30,6 +33,7 @@ typedef long double xreal;
 static const clcg_csr *A;
 static int spmv_wide, rec_wide;
 static long replace_every;   /* the pipelined form's residual replacement; 0: none */
+static const xreal *rweight; /* the scaled form: the diagonal d, for ||r|| = ||D^1/2 r_scaled|| */
 
 /* a + s b and d v of a recurrence, in long double or in double arithmetic (each operation
  * rounded to double, as on the device: not the long double result rounded once) */
@@ -62,6 +66,17 @@ static double dot(const xreal *a, const xreal *b)
     for (int64_t i = 0; i < A->nrows; i++)
         clcg_dd_acc(s, (double)a[i] * (double)b[i]);
     return s[0] + s[1];
+}
+
+/* ||v|| summed as dot() sums; in the scaled form ||D^1/2 v||, the unscaled system's norm */
+static double norm(const xreal *v)
+{
+    if (!rweight)
+        return sqrt(dot(v, v));
+    double s[2] = {0.0, 0.0};
+    for (int64_t i = 0; i < A->nrows; i++)
+        clcg_dd_acc(s, (double)rweight[i] * (double)v[i] * (double)v[i]);
+    return sqrt(s[0] + s[1]);
 }
 
 /* nv vectors of n entries, zeroed, in one block; NULL when memory is short */
@@ -164,12 +179,12 @@ static long pipelined(const xreal *b, const xreal *dinv, double rtol, long max_i
     xreal *x = v, *r = v + n, *u = v + 2 * n, *w = v + 3 * n, *m = v + 4 * n, *nv = v + 5 * n, *z = v + 6 * n,
           *q = v + 7 * n, *s = v + 8 * n, *p = v + 9 * n;
     pipe_start(b, dinv, r, u, w, m);
-    const double bn = sqrt(dot(b, b));
+    const double bn = norm(b);
     double alpha = 0, beta = 0, gamma_prev = 1;
     long k = 0;
     for (; k < max_it; k++) {
-        const double gamma = dot(r, u), rr = dot(r, r), delta = dot(w, u);
-        if (sqrt(rr) <= rtol * bn)
+        const double gamma = dot(r, u), rn = norm(r), delta = dot(w, u);
+        if (rn <= rtol * bn)
             break;
         spmv(m, nv);
         beta = k == 0 ? 0 : gamma / gamma_prev;
@@ -247,6 +262,28 @@ static long pipe_pr(const xreal *b, const xreal *dinv, double rtol, long max_it)
     return k < max_it ? k : -1;
 }
 
+/* Jacobi as a symmetric scaling: As = S A S with S = D^-1/2 (each value times s_i, then
+ * s_j, in double), s and d, and a vector of ones for the preconditioner (u = 1 * r = r). */
+typedef struct {
+    clcg_csr as;
+    xreal *s, *d, *ones;
+} scaled_sys;
+
+/* Ghysels-Vanroose on As y = S b without a preconditioner (multiplying by 1 is exact, so u,
+ * m and q equal r, w and s), stopping on ||D^1/2 r||; bs: room for S b. */
+static long pipe_scaled(const scaled_sys *sc, const xreal *b, xreal *bs, double rtol, long max_it)
+{
+    const clcg_csr *a0 = A;
+    for (int64_t i = 0; i < a0->nrows; i++)
+        bs[i] = mul(sc->s[i], b[i]);
+    A = &sc->as;
+    rweight = sc->d;
+    const long it = pipelined(bs, sc->ones, rtol, max_it);
+    rweight = NULL;
+    A = a0;
+    return it;
+}
+
 /* a standard normal draw (Box-Muller on a 64-bit xorshift): the same sequence everywhere */
 static double normal(uint64_t *state)
 {
@@ -262,13 +299,14 @@ static double normal(uint64_t *state)
 
 /* The counts' spread over DRAWS right-hand sides b = A*1 perturbed by 1e-15 relative;
  * 0, or 1 when memory is short. */
-static int draws_study(const xreal *b0, const xreal *dinv, double rtol, long max_it, int draws, long replace)
+static int draws_study(const xreal *b0, const xreal *dinv, const scaled_sys *sc, double rtol, long max_it, int draws,
+                       long replace)
 {
-    enum { NF = 6 };
+    enum { NF = 7 };
     static const char *name[NF] = {"standard", "single-reduction", "pipelined", "pipelined, long double",
-                                   "predict-and-recompute", "pipelined, replacement"};
+                                   "predict-and-recompute", "pipelined, replacement", "pipelined, scaled"};
     const int64_t n = A->nrows;
-    xreal *b = vectors(1);
+    xreal *b = vectors(2), *bs = b + n;
     double sum[NF] = {0};
     int off[NF] = {0}, done[NF] = {0};
     uint64_t state = 88172645463325252u;
@@ -276,8 +314,8 @@ static int draws_study(const xreal *b0, const xreal *dinv, double rtol, long max
         fprintf(stderr, "precision_model: out of memory\n");
         return 1;
     }
-    printf("%-6s %9s %9s %9s %9s %9s %9s\n", "draw", "standard", "single-r.", "pipelined", "pipe, ld", "pipe-PR",
-           "pipe, rr");
+    printf("%-6s %9s %9s %9s %9s %9s %9s %9s\n", "draw", "standard", "single-r.", "pipelined", "pipe, ld", "pipe-PR",
+           "pipe, rr", "pipe, sc");
     for (int d = 0; d < draws; d++) {
         for (int64_t i = 0; i < n; i++)
             b[i] = d == 0 ? b0[i] : (xreal)(double)(b0[i] * (1.0 + 1e-15 * normal(&state)));
@@ -293,7 +331,8 @@ static int draws_study(const xreal *b0, const xreal *dinv, double rtol, long max
         replace_every = replace;
         it[5] = pipelined(b, dinv, rtol, max_it);
         replace_every = 0;
-        printf("%-6d %9ld %9ld %9ld %9ld %9ld %9ld\n", d, it[0], it[1], it[2], it[3], it[4], it[5]);
+        it[6] = pipe_scaled(sc, b, bs, rtol, max_it);
+        printf("%-6d %9ld %9ld %9ld %9ld %9ld %9ld %9ld\n", d, it[0], it[1], it[2], it[3], it[4], it[5], it[6]);
         for (int f = 0; f < NF; f++) {   /* -1: the iteration limit, counted apart */
             sum[f] += it[f] < 0 ? 0.0 : (double)it[f];
             done[f] += it[f] >= 0;
@@ -360,7 +399,29 @@ int main(int argc, char **argv)
     if (draws > 0) {
         printf("%s, Jacobi, rtol %g, %ld right-hand sides (b = A*1, then times 1 + 1e-15 g); replacement every %ld\n",
                argv[1], rtol, draws, replace);
-        const int rc = draws_study(b, dinv, rtol, max_it, (int)draws, replace);
+        scaled_sys sc = {.as = csr, .s = vectors(3)};
+        double *sval = malloc((size_t)csr.rowptr[n] * sizeof *sval + 1);
+        int rc = 1;
+        if (sc.s && sval) {
+            sc.d = sc.s + n;
+            sc.ones = sc.s + 2 * n;
+            for (int64_t i = 0; i < n; i++) {
+                for (int64_t k = csr.rowptr[i]; k < csr.rowptr[i + 1]; k++)
+                    if (csr.colind[k] == i)
+                        sc.d[i] = csr.val[k];
+                sc.s[i] = 1.0 / sqrt((double)sc.d[i]);
+                sc.ones[i] = 1;
+            }
+            for (int64_t i = 0; i < n; i++)
+                for (int64_t k = csr.rowptr[i]; k < csr.rowptr[i + 1]; k++)
+                    sval[k] = csr.val[k] * (double)sc.s[i] * (double)sc.s[csr.colind[k]];
+            sc.as.val = sval;
+            rc = draws_study(b, dinv, &sc, rtol, max_it, (int)draws, replace);
+        } else {
+            fprintf(stderr, "precision_model: out of memory\n");
+        }
+        free(sval);
+        free(sc.s);
         free(one);
         clcg_csr_free(&csr);
         return rc;

@@ -62,14 +62,24 @@ done
 timeout 300 "$bdir/precision_model" "$t/p2d.mtx" 1e-8 4 >"$t/pm" 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^[0-3]  ' "$t/pm")" -eq 4 ] && grep -q '^pipelined, long double .* of 4$' "$t/pm" &&
   grep -q '^predict-and-recompute .* of 4$' "$t/pm" && grep -q '^pipelined, replacement .* of 4$' "$t/pm" &&
-  [ "$(awk '$1 ~ /^[0-3]$/ && NF == 7' "$t/pm" | wc -l)" -eq 4 ]
-ok $? "precision_model DRAWS 4: four draws of six forms and the summary (rc=$rc)"
+  grep -q '^pipelined, scaled .* of 4$' "$t/pm" && [ "$(awk '$1 ~ /^[0-3]$/ && NF == 8' "$t/pm" | wc -l)" -eq 4 ]
+ok $? "precision_model DRAWS 4: four draws of seven forms and the summary (rc=$rc)"
 # a well-conditioned matrix, replacement after every iteration: each form (the predict-and-
-# recompute one and the replacing one too) converges within 2 iterations of the standard form
+# recompute one, the replacing one and the scaled one too) converges within 2 iterations of
+# the standard form
 timeout 300 "$bdir/precision_model" "$t/p2d.mtx" 1e-8 1 1 >"$t/pm" 2>"$t/err"; rc=$?
-[ $rc -eq 0 ] && awk '$1 == "0" && NF == 7 { for (i = 2; i <= 7; i++) if ($i < 1 || $i - $2 > 2 || $2 - $i > 2) exit 1; f = 1 }
+[ $rc -eq 0 ] && awk '$1 == "0" && NF == 8 { for (i = 2; i <= 8; i++) if ($i < 1 || $i - $2 > 2 || $2 - $i > 2) exit 1; f = 1 }
   END { exit !f }' "$t/pm"
 ok $? "precision_model REPLACE 1: every form within 2 of the standard one, $(awk '$1 == "0"' "$t/pm") (rc=$rc)"
+# the scaled form on a matrix whose diagonal spans seven decades (a random one, row and column
+# i times 100^(i mod 3)): Jacobi-PCG's iterates do not change with such a scaling, and the
+# scaled form's take as many iterations to the unscaled residual's tolerance (a square root
+# missing from the scaling costs thousands; the stop test on the scaled residual, 2 more)
+"$CLCG_BIN" -q --generate random:3000,8 --write-matrix "$t/r3k.mtx"
+awk 'NR <= 2 { print; next } { printf "%d %d %.17g\n", $1, $2, $3 * 100 ^ ($1 % 3) * 100 ^ ($2 % 3) }' "$t/r3k.mtx" >"$t/r3ks.mtx"
+timeout 300 "$bdir/precision_model" "$t/r3ks.mtx" 1e-8 1 >"$t/pm" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && awk '$1 == "0" && NF == 8 && $2 >= 1 && $8 - $2 <= 1 && $2 - $8 <= 1 { f = 1 } END { exit !f }' "$t/pm"
+ok $? "precision_model, scaled form on a badly scaled matrix: standard and scaled within 1, $(awk '$1 == "0"' "$t/pm") (rc=$rc)"
 for bad in "1e-8 x" "1e-8 -1" "2 4" "1e-8 4 0" "1e-8 4 y"; do
   timeout 60 "$bdir/precision_model" "$t/p2d.mtx" $bad >"$t/pm" 2>"$t/err"; rc=$?
   [ $rc -eq 2 ] && [ ! -s "$t/pm" ] && [ "$(wc -l <"$t/err")" -eq 1 ]
