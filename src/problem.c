@@ -390,6 +390,33 @@ out:
     return st;
 }
 
+/* The default right-hand side b = A*1, where it vanishes within the rounding of its rows'
+ * sums (each |fl(sum_j a_ij) - sum_j a_ij| is below len_i eps sum_j |a_ij|, the rounding of
+ * values read from decimals included): then A*1 = 0 to double precision, the vector of ones
+ * is a null vector and A is singular, as a Laplacian without a boundary condition is.  CG
+ * would "converge" there to noise (b itself is noise).  Collective. */
+static clcg_status check_ones(MPI_Comm comm, const char *name, const clcg_csr *A, const double *b)
+{
+    double s[2] = {0.0, 0.0};   /* ||b||^2, sum of (len_i sum_j |a_ij|)^2 */
+    for (int64_t i = 0; i < A->nrows; i++) {
+        double m = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            m += fabs(A->val[k]);
+        const double t = (double)(A->rowptr[i + 1] - A->rowptr[i]) * m;
+        s[0] += b[i] * b[i];
+        s[1] += t * t;
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
+        return clcg_agree(comm, clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the row sums failed"), NULL);
+    clcg_status st = CLCG_OK;
+    if (s[1] > 0.0 && s[0] <= DBL_EPSILON * DBL_EPSILON * s[1])
+        st = clcg_error(CLCG_ERR_NOT_SPD, "%s: the matrix is singular to double precision: its rows sum to zero "
+                        "within rounding (||A*1|| = %.3e, rounding allows %.3e), as a Laplacian's do without a "
+                        "boundary condition; A*1, the right-hand side when --rhs is not given, is only noise",
+                        name, sqrt(s[0]), DBL_EPSILON * sqrt(s[1]));
+    return clcg_agree(comm, st, NULL);
+}
+
 clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem *p)
 {
     int rank, size;
@@ -440,6 +467,7 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
             ones[i] = 1.0;
         clcg_parallel_for(p->A.nrows, spmv_rows, &j);   /* rows apart: the same sums */
         p->known_solution = 1;
+        CLCG_CHECK(st, check_ones(comm, p->name, &p->A, p->b), out);
     }
     p->exp_b = range_exponent(comm, p->b, p->A.nrows);
     scale_by(p->b, p->A.nrows, p->exp_b);
