@@ -34,6 +34,8 @@ typedef enum {
     CLCG_DIVERGED_BREAKDOWN,    /* r'z <= 0 or other loss of the recurrence */
     CLCG_DIVERGED_RESIDUAL_GAP, /* the recurrences met --rtol, ||b - Ax|| stayed far above what
                                    rounding explains: the iterates are wrong */
+    CLCG_DIVERGED_SINGULAR,     /* the recurrences met --rtol, ||b - Ax|| did not, and A's
+                                   condition number is past what double precision resolves */
     CLCG_OUTCOME_COUNT
 } clcg_outcome;
 

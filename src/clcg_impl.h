@@ -112,6 +112,7 @@ typedef struct {
     double solve_min;         /* the shortest of the ranks' own times of that solve */
     int at_limit;             /* converged as far as double precision goes, before --rtol (solve.c) */
     double attainable;        /* DIVERGED_RESIDUAL_GAP: the true residual rounding could explain */
+    double cond_low;          /* DIVERGED_SINGULAR: a lower bound on A's condition number */
 } clcg_solve_result;
 
 /* A breakdown (r'z or p'Ap not positive) with the recursive residual already below what

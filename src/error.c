@@ -29,7 +29,7 @@ static const char *const status_names[CLCG_ERR_COUNT] = {
 
 static const char *const outcome_names[CLCG_OUTCOME_COUNT] = {
     "CONVERGED", "DIVERGED_ITS", "DIVERGED_INDEFINITE", "DIVERGED_NANORINF",
-    "DIVERGED_BREAKDOWN", "DIVERGED_RESIDUAL_GAP"};
+    "DIVERGED_BREAKDOWN", "DIVERGED_RESIDUAL_GAP", "DIVERGED_SINGULAR"};
 
 static const char *const outcome_messages[CLCG_OUTCOME_COUNT] = {
     "converged",
@@ -37,7 +37,8 @@ static const char *const outcome_messages[CLCG_OUTCOME_COUNT] = {
     "matrix is not positive definite (p'Ap <= 0)",
     "NaN or Inf in the iteration",
     "breakdown: preconditioned residual r'z <= 0 (preconditioner not positive definite)",
-    "the iterates are wrong: the recurrences met --rtol, ||b-Ax|| did not follow"};
+    "the iterates are wrong: the recurrences met --rtol, ||b-Ax|| did not follow",
+    "the matrix is singular to double precision"};
 
 const char *clcg_status_name(clcg_status s)
 {

@@ -68,7 +68,8 @@ static const char usage_text[] =
     "      --version              version\n"
     "\n"
     "Exit status: 0 converged, 1 iteration limit reached, 2 usage error, 3 bad input,\n"
-    "4 matrix not positive definite or breakdown, 5 device, MPI or runtime error.\n";
+    "4 matrix not positive definite or singular to double precision, or breakdown,\n"
+    "5 device, MPI or runtime error.\n";
 
 enum {
     OPT_RTOL = 256, OPT_MAXIT, OPT_PRECOND, OPT_RHS, OPT_MONITOR, OPT_VERSION, OPT_GENERATE,

@@ -156,29 +156,44 @@ static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
  * b - Ax itself is computed to about eps ||A|| ||x||.  A true residual that stays above
  * 64 eps k ||A||_inf ||x|| / ||b|| (||A||_2 <= ||A||_inf for a symmetric A) is not rounding:
  * the iterates are wrong (a corrupted halo, a faulty device), and the solve says so rather
- * than call x converged.  Collective. */
+ * than call x converged.
+ * Nor is x a solution where A is singular to double precision, as a Laplacian without a
+ * boundary condition is: with b outside its range the recurrences still "converge", x grows
+ * along the null vector until rounding explains any residual, and b - Ax stays near b.  Any
+ * x and its residual r = b - Ax give x = A^-1 (b - r), so ||x|| <= ||A^-1|| (||b|| + ||r||),
+ * and with ||A||_2 >= the largest row's 2-norm, cond_2(A) >= that norm ||x|| / (||b|| + ||r||).
+ * Past 1/(64 eps) (7e13), relative changes of A of the order of its own rounding can make it
+ * singular: the solve says so (DIVERGED_SINGULAR) instead of calling x converged.
+ * Collective. */
 static clcg_status residual_gap(MPI_Comm comm, const clcg_problem *p, clcg_solve_result *res)
 {
     if (!(res->outcome == CLCG_CONVERGED && res->at_limit))
         return CLCG_OK;
     const clcg_csr *A = &p->A;
-    double s[2] = {0.0, 0.0}, amax = 0.0;   /* ||x||^2, ||b||^2; max row sum of |A| */
+    double s[2] = {0.0, 0.0}, amax[2] = {0.0, 0.0};   /* ||x||^2, ||b||^2; max row sum of |A|, of a_ij^2 */
     for (int64_t i = 0; i < A->nrows; i++) {
-        double row = 0.0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+        double row = 0.0, row2 = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             row += fabs(A->val[k]);
-        amax = fmax(amax, row);
+            row2 += A->val[k] * A->val[k];
+        }
+        amax[0] = fmax(amax[0], row);
+        amax[1] = fmax(amax[1], row2);
         s[0] += p->x[i] * p->x[i];
         s[1] += p->b[i] * p->b[i];
     }
     if (MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+        MPI_Allreduce(MPI_IN_PLACE, amax, 2, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
         return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the attainable residual failed");
     if (!(s[1] > 0.0))
         return CLCG_OK;
     const double k = res->iterations > 1 ? (double)res->iterations : 1.0;
-    res->attainable = 64.0 * DBL_EPSILON * k * amax * sqrt(s[0]) / sqrt(s[1]);
-    if (!(res->true_residual <= res->attainable)) {
+    res->attainable = 64.0 * DBL_EPSILON * k * amax[0] * sqrt(s[0]) / sqrt(s[1]);
+    res->cond_low = sqrt(amax[1]) * sqrt(s[0]) / (sqrt(s[1]) * (1.0 + res->true_residual));
+    if (!(res->cond_low < 1.0 / (64.0 * DBL_EPSILON))) {
+        res->outcome = CLCG_DIVERGED_SINGULAR;
+        res->at_limit = 0;
+    } else if (!(res->true_residual <= res->attainable)) {
         res->outcome = CLCG_DIVERGED_RESIDUAL_GAP;
         res->at_limit = 0;
     }

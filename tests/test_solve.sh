@@ -357,6 +357,39 @@ for np in 1 2; do
     le "$tp" "$(awk -v a="$ts" 'BEGIN { print 10 * a }')" && le "$r" 1e-4
   ok $? "random Laplacian + 1e-10 I, pipelined, $np rank(s): converged to the limit (rc=$rc), true residual $tp, standard's $ts; plain-double check $r"
 done
+# a singular matrix: a chain Laplacian without a boundary condition, weights of three decimals
+# (its rows sum to zero within the rounding of the values read).  Without --rhs, b = A*1 is
+# noise: refused before the solve.  With b = 1, outside its range, the recurrences may still
+# "converge" while b - Ax stays near b and x grows along the null vector: exit 4 (a breakdown,
+# or DIVERGED_SINGULAR, never "converged to the limit"), no solution.  With b = e1 - en, in its
+# range, it converges.
+awk 'BEGIN { n = 50; for (i = 1; i < n; i++) w[i] = (500 + (i * 137) % 1000) / 1000
+  printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, 2 * n - 1
+  for (i = 1; i <= n; i++) { printf "%d %d %.3f\n", i, i, (i > 1 ? w[i - 1] : 0) + (i < n ? w[i] : 0)
+    if (i < n) printf "%d %d %.3f\n", i + 1, i, -w[i] } }' >"$t/neu.mtx"
+for b in ones cons; do
+  awk -v b=$b 'BEGIN { n = 50; printf "%%%%MatrixMarket matrix array real general\n%d 1\n", n
+    for (i = 1; i <= n; i++) print (b == "ones" ? 1 : (i == 1 ? 1 : (i == n ? -1 : 0))) }' >"$t/neu-$b.mtx"
+done
+for np in 1 2; do
+  for how in --reference "--variant standard" "--variant single-reduction" "--variant pipelined"; do
+    rm -f "$t/x.mtx" "$t/s.json"
+    timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/neu.mtx" $how -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 4 ] && [ ! -e "$t/x.mtx" ] && [ ! -e "$t/s.json" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+      grep -q 'singular to double precision: its rows sum to zero' "$t/err"
+    ok $? "singular chain Laplacian, b = A*1, $how, $np rank(s): refused, exit $rc, $(head -c 160 "$t/err")"
+    timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/neu.mtx" --rhs "$t/neu-ones.mtx" $how -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
+    out=$(grep -o '"outcome": "[A-Z_]*"' "$t/s.json" | head -n 1 | cut -d'"' -f4)
+    [ $rc -eq 4 ] && [ ! -e "$t/x.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+      case $out in DIVERGED_SINGULAR | DIVERGED_INDEFINITE | DIVERGED_BREAKDOWN) true ;; *) false ;; esac &&
+      { [ "$how" != --reference ] || [ "$out" = DIVERGED_SINGULAR ]; }
+    ok $? "singular chain Laplacian, b = 1, $how, $np rank(s): exit $rc, no solution, $out, $(head -c 160 "$t/err")"
+    timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/neu.mtx" --rhs "$t/neu-cons.mtx" $how -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
+    r=$(residual "$t/neu.mtx" "$t/x.mtx" "$t/neu-cons.mtx")
+    [ $rc -eq 0 ] && le "$r" 1e-7
+    ok $? "singular chain Laplacian, b = e1 - en (in its range), $how, $np rank(s): converged, true residual $r (rc=$rc)"
+  done
+done
 # values far from 1: b'b, p'Ap and the residuals would leave double range (b'b of 1e-170
 # entries is 0, so every residual read 0/0: "converged" at once with x wrong); the system is
 # scaled by powers of two for the solve, x (as given) checked against the ones it must be

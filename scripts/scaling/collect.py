@@ -21,7 +21,7 @@ times.exchange + times.allreduce (each the maximum over ranks, so their sum may 
 one rank's time).  A share above 1 is kept as it is, with a warning.
 
 Records whose outcome means a failure (DIVERGED_INDEFINITE, DIVERGED_BREAKDOWN,
-DIVERGED_NANORINF, DIVERGED_RESIDUAL_GAP) stay in runs.csv but are left out of the points,
+DIVERGED_NANORINF, DIVERGED_RESIDUAL_GAP, DIVERGED_SINGULAR) stay in runs.csv but are left out of the points,
 with a warning; DIVERGED_ITS (the iteration limit, the normal end of a timing run with
 --rtol 1e-30 --max-iterations N) is kept.  A point whose runs differ in iteration count or
 outcome is warned about (records of two studies in one folder?).
@@ -53,7 +53,8 @@ SUMMARY_FIELDS = [
     "comm_share", "bytes_sent_max", "speedup", "efficiency", "rtol", "max_iterations",
 ]
 # outcomes that mean the run failed: its time says nothing about the scaling
-FAILED = ("DIVERGED_INDEFINITE", "DIVERGED_BREAKDOWN", "DIVERGED_NANORINF", "DIVERGED_RESIDUAL_GAP")
+FAILED = ("DIVERGED_INDEFINITE", "DIVERGED_BREAKDOWN", "DIVERGED_NANORINF", "DIVERGED_RESIDUAL_GAP",
+          "DIVERGED_SINGULAR")
 
 
 def warn(message):
