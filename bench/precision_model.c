@@ -381,35 +381,33 @@ int main(int argc, char **argv)
     }
     A = &csr;
     const int64_t n = csr.nrows;
-    xreal *one = vectors(3);
+    xreal *one = vectors(4);
     if (!one) {
         fprintf(stderr, "precision_model: out of memory\n");
         return 1;
     }
-    xreal *b = one + n, *dinv = one + 2 * n;
+    xreal *b = one + n, *dinv = one + 2 * n, *diag = one + 3 * n;
     for (int64_t i = 0; i < n; i++)
         one[i] = 1;
     spmv_wide = 0;
     spmv(one, b);   /* b = A*1 in double, as the program forms it */
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = csr.rowptr[i]; k < csr.rowptr[i + 1]; k++)
-            if (csr.colind[k] == i)
+            if (csr.colind[k] == i) {
+                diag[i] = csr.val[k];
                 dinv[i] = 1.0 / csr.val[k];
+            }
     const long max_it = 100 * (n > 100 ? n : 100);
     if (draws > 0) {
         printf("%s, Jacobi, rtol %g, %ld right-hand sides (b = A*1, then times 1 + 1e-15 g); replacement every %ld\n",
                argv[1], rtol, draws, replace);
-        scaled_sys sc = {.as = csr, .s = vectors(3)};
+        scaled_sys sc = {.as = csr, .s = vectors(2), .d = diag};
         double *sval = malloc((size_t)csr.rowptr[n] * sizeof *sval + 1);
         int rc = 1;
         if (sc.s && sval) {
-            sc.d = sc.s + n;
-            sc.ones = sc.s + 2 * n;
+            sc.ones = sc.s + n;
             for (int64_t i = 0; i < n; i++) {
-                for (int64_t k = csr.rowptr[i]; k < csr.rowptr[i + 1]; k++)
-                    if (csr.colind[k] == i)
-                        sc.d[i] = csr.val[k];
-                sc.s[i] = 1.0 / sqrt((double)sc.d[i]);
+                sc.s[i] = 1.0 / sqrt((double)diag[i]);
                 sc.ones[i] = 1;
             }
             for (int64_t i = 0; i < n; i++)

@@ -128,6 +128,9 @@ int clcg_breakdown_at_limit(const clcg_solve_result *res);
  * the products r_i z_i then fall below double's normal range, r'z keeps fewer and fewer
  * digits, and CG can wander there without end instead of reaching an exact 0. */
 #define CLCG_RR_FLOOR (DBL_MIN / DBL_EPSILON)
+/* A lower bound on A's condition number past this (1/(64 eps), 7e13), where a solve met
+ * --rtol in its recurrences but not in b - Ax: A is singular to double precision (solve.c). */
+#define CLCG_COND_SINGULAR (1.0 / (64.0 * DBL_EPSILON))
 
 /* Host reference CG / Jacobi-PCG in double, distributed over the ranks of the halo's
  * communicator.  x (ncols entries) is the initial guess on entry, the solution on exit. */

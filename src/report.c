@@ -121,7 +121,7 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
                 "number to be at least %.1e, past 1/(64 eps) = %.1e (a Laplacian without a boundary condition? a "
                 "right-hand side outside its range?)\n", p->name, clcg_outcome_message(res->outcome),
                 res->true_residual, (long long)res->iterations, plural(res->iterations), res->cond_low,
-                1.0 / (64.0 * DBL_EPSILON));
+                CLCG_COND_SINGULAR);
         return;
     }
     if (res->outcome != CLCG_CONVERGED && res->outcome != CLCG_DIVERGED_ITS) {

@@ -190,7 +190,7 @@ static clcg_status residual_gap(MPI_Comm comm, const clcg_problem *p, clcg_solve
     const double k = res->iterations > 1 ? (double)res->iterations : 1.0;
     res->attainable = 64.0 * DBL_EPSILON * k * amax[0] * sqrt(s[0]) / sqrt(s[1]);
     res->cond_low = sqrt(amax[1]) * sqrt(s[0]) / (sqrt(s[1]) * (1.0 + res->true_residual));
-    if (!(res->cond_low < 1.0 / (64.0 * DBL_EPSILON))) {
+    if (res->cond_low >= CLCG_COND_SINGULAR) {   /* a NaN x falls to the gap test, as before */
         res->outcome = CLCG_DIVERGED_SINGULAR;
         res->at_limit = 0;
     } else if (!(res->true_residual <= res->attainable)) {
