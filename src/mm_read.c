@@ -516,6 +516,7 @@ static clcg_status parse_entries(const char *path, const clcg_mm_header *h, cons
             }
         }
 
+        const char *gap = p;
         while (p < end && is_blank(*p))
             p++;
         if (p < end && *p != '\n') {
@@ -523,12 +524,16 @@ static clcg_status parse_entries(const char *path, const clcg_mm_header *h, cons
             int b = field_binary(p, end);
             if (b >= 0)
                 return binary_error(path, line, b);
+            if (memchr(gap, '\r', (size_t)(p - gap)))   /* a line end of CR alone, mid-file */
+                return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": a carriage return inside the line, "
+                                  "before '%s': lines must end in a newline (LF or CR LF), not CR alone",
+                                  path, line, show_field(p, end, tok));
             return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": trailing junk '%s' after the "
                               "entry (expected '%s')", path, line, show_field(p, end, tok),
                               expect);
         }
         k++;
-        if (coord || v != 0.0 || signbit(v)) {     /* arrays: +0 left out */
+        if (coord || v != 0.0 || signbit(v) || i == j) {   /* arrays: +0 left out, but on the diagonal */
             if (out->len == out->cap) {
                 st = coo_room(out, ne);
                 if (st != CLCG_OK)
@@ -752,8 +757,13 @@ static clcg_status parse_size_line(const char *path, int64_t line, const char *p
                               path, line, show_field(f, end, tok));
         v[k] = (int64_t)x;
     }
+    const char *gap = p;
     while (p < end && is_blank(*p))
         p++;
+    if (p < end && memchr(gap, '\r', (size_t)(p - gap)))
+        return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": a carriage return inside the size line, "
+                          "before '%s': lines must end in a newline (LF or CR LF), not CR alone",
+                          path, line, show_field(p, end, tok));
     if (p < end)
         return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": size line: extra field '%s' "
                           "(expected '%s')", path, line, show_field(p, end, tok), form);

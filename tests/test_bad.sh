@@ -123,6 +123,13 @@ done
 timeout 60 "$CLCG_BIN" --generate poisson2d:2,1 --rhs "$t/two_b.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q "two_b.mtx:1: a vector must be 'real general'" "$t/err"
 ok $? "a 2 x 1 --rhs marked symmetric: exit $rc, $(head -c 160 "$t/err")"
+# an array file's zeros are not kept, but one on the diagonal is named as a zero, not as missing
+printf '%%%%MatrixMarket matrix array real symmetric\n3 3\n4\n1\n0\n0\n1\n4\n' >"$t/zdiag_arr.mtx"
+for np in 1 2; do
+  check_error "$t/zdiag_arr.mtx" $np 4
+  grep -q 'zdiag_arr.mtx: diagonal entry A(2,2) = 0 is not positive' "$t/err"
+  ok $? "zdiag_arr.mtx on $np rank(s): the zero diagonal entry is named"
+done
 # more than 16 MiB of comments before the size line: refused, the line it stops in named
 { printf '%%%%MatrixMarket matrix coordinate real symmetric\n'
   awk 'BEGIN { for (i = 0; i < 300000; i++) printf "%% header comment line number %030d\n", i }'

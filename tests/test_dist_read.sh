@@ -90,6 +90,7 @@ awk -v c=$((count - 5)) -v L=$((last - 1)) 'NR == 2 { $3 = c } NR == L { $3 = "b
 awk -v n=$((count * 2 / 3)) 'NR > 2 && !done && $1 != $2 && ++k == n { $3 = -7.5; done = 1 } { print }' "$t/gen.mtx" >"$t/unsym.mtx"
 awk 'NR > 2 && $1 == 1000 && $2 == 1000 { $3 = 0 } { print }' "$t/p3d.mtx" >"$t/zero-diag.mtx"
 awk 'NR == 2 { $3 = $3 - 1 } NR > 2 && $1 == 1100 && $2 == 1100 { next } { print }' "$t/p3d.mtx" >"$t/no-diag.mtx"
+awk -v L=$((last - 3)) '{ printf "%s%s", $0, (NR == L ? "\r" : "\n") }' "$t/p3d.mtx" >"$t/cr-mid.mtx"
 check_same() {  # check_same FILE EXPECT-CODE EXPECT-PATTERN
   f=$1; name=$(basename "$f")
   rm -f "$t/x.mtx"
@@ -110,9 +111,10 @@ check_same "$t/extra-then-bad.mtx" 3 "more entries than the"
 check_same "$t/unsym.mtx" 3 "matrix is not symmetric"
 check_same "$t/zero-diag.mtx" 4 "diagonal entry A(1000,1000) = 0 is not positive"
 check_same "$t/no-diag.mtx" 4 "row 1100 has no diagonal entry: the matrix is not positive definite"
+check_same "$t/cr-mid.mtx" 3 "cr-mid.mtx:$((last - 3)): a carriage return inside the line"
 # the same through the parallel parse (line-aligned pieces in threads; forced on these small
 # files): the same message, and the same matrix as the serial parse writes
-for f in late-value two-bad extra short; do
+for f in late-value two-bad extra short cr-mid; do
   run 1 "$t/$f.mtx" --reference -q >/dev/null 2>"$t/err1"; rc1=$?
   CLCG_PARSE_MIN=1 timeout 300 $MPIEXEC -n 1 "$CLCG_BIN" "$t/$f.mtx" --reference -q >/dev/null 2>"$t/err2"; rc2=$?
   [ $rc1 -eq 3 ] && [ $rc2 -eq 3 ] && [ "$(msg "$t/err1")" = "$(msg "$t/err2")" ]

@@ -129,6 +129,7 @@ static void test_valid(void)
     static const trip dup[] = {{0, 0, 4}, {0, 0, 1}, {1, 1, 5}, {0, 0, 0}, {2, 2, 5}};
     static const trip arr_gen[] = {{0, 0, 4}, {1, 0, 1}, {1, 1, 3}};
     static const trip arr_sym[] = {{0, 0, 4}, {1, 0, -1}, {1, 1, 5}, {2, 1, 2}, {2, 2, 6}};
+    static const trip arr_zdiag[] = {{0, 0, 4}, {1, 0, 1}, {1, 1, 0}};
     const char *text, *p;
     char *big;
     size_t k;
@@ -184,6 +185,10 @@ static void test_valid(void)
     p = put_text("array-sym.mtx", "%%MatrixMarket matrix array integer symmetric\n"
                                   "3 3\n4\n-1\n0\n5\n2\n6\n");
     expect_read("array integer symmetric (lower triangle by columns)", p, 3, 1, arr_sym, 5);
+    p = put_text("array-zero-diag.mtx", "%%MatrixMarket matrix array real symmetric\n"
+                                        "2 2\n4\n1\n0\n");
+    expect_read("array: a zero on the diagonal is kept (so it is named as zero, not missing)",
+                p, 2, 1, arr_zdiag, 3);
 
     p = put_text("values.mtx", "%%MatrixMarket matrix coordinate real general\n"
                                "3 3 7\n1 1 0.1\n1 1 -0.30000000000000004\n"
@@ -456,6 +461,12 @@ static void test_errors(void)
                              "1 1 4.0\n", 3, "trailing junk"},
         {"junk-array.mtx", "%%MatrixMarket matrix array real general\n1 1\n1 2\n", 3,
          "trailing junk"},
+        {"cr-mid.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 4\r2 2 4\n", 3,
+         "a carriage return inside the line, before '2'"},
+        {"cr-mid-array.mtx", "%%MatrixMarket matrix array real symmetric\n2 2\n4\n1\r4\n", 4,
+         "a carriage return inside the line, before '4'"},
+        {"cr-size.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\r1 1 4\n2 2 4\n", 2,
+         "a carriage return inside the size line, before '1'"},
         {"truncated.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 4\n"
                           "2 2 4\n3 3 4\n", 5, "truncated: 3 entries of 5 declared"},
         {"truncated-nonl.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 4\n"
