@@ -45,6 +45,7 @@ typedef struct {
     int nwreg;
     cl_mem *wreg;
     cl_event win_ev;        /* the last writes of ghosts straight from the peers' windows */
+    int64_t mon_base;       /* --monitor: iterations done before this solve (corrections) */
 } cg_ctx;
 
 #define ARG(k, i, v)                                                                   \
@@ -306,7 +307,7 @@ static clcg_outcome outcome_of(double code)
 static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
 {
     clcg_slice *s = &c->s[0];
-    const clcg_solve_opts so = {c->o->rtol, c->o->max_it, c->o->precond, c->o->monitor && !c->o->quiet};
+    const clcg_solve_opts so = {c->o->rtol, c->o->max_it, c->o->precond, c->o->monitor && !c->o->quiet, 0, 0.0};
     const int check_every = so.monitor ? 1 : 4;
     cl_event pending = NULL;
     int pend_slot = 0;
@@ -327,6 +328,7 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
         CLCG_CALL(set_update_xr(s, s->kxr[par], s->p[par], s->part_pq, pq_parts(s), s->g_rz[par], 1, 1 - par));
     }
     double stop = 0.0;
+    int64_t shown = -1;   /* the last iteration --monitor printed */
     for (k = 0; k < so.max_it; k++) {
         const int par = (int)(k & 1);
         if (s->fmt == FMT_CSR_ADAPTIVE) {
@@ -356,7 +358,7 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
             CLCG_CL(clEnqueueReadBuffer(s->dev.queue, s->scal, CL_TRUE, 0, S_COUNT * sizeof(double), sc, 0, NULL, NULL));
             c->syncs++;
             if (c->rank == 0 && sc[S_STOP] == 0.0)
-                printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, sqrt(sc[S_RR]) / bnorm);
+                printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(c->mon_base + (shown = k)), sqrt(sc[S_RR]) / bnorm);
             if ((stop = sc[S_STOP]) != 0.0)
                 break;
             continue;
@@ -409,8 +411,9 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
     if (res->outcome == CLCG_DIVERGED_INDEFINITE || res->outcome == CLCG_DIVERGED_NANORINF)
         res->iterations = (int64_t)sc[S_ITS];
     res->rel_residual = sqrt(sc[S_RR]) / bnorm;
-    if (res->outcome == CLCG_CONVERGED && so.monitor && c->rank == 0)
-        printf("%6lld  ||r||/||b|| = %.6e\n", (long long)res->iterations, res->rel_residual);
+    /* the last residual, where the loop has not shown it: converged, at the limit, broken down */
+    if (so.monitor && c->rank == 0 && res->iterations > shown && isfinite(res->rel_residual))
+        printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(c->mon_base + res->iterations), res->rel_residual);
     return CLCG_OK;
 }
 
@@ -1013,7 +1016,7 @@ static clcg_status spmv_with_exchange(cg_ctx *c, clcg_status st, int fused, int 
 
 static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
 {
-    const clcg_solve_opts so = {c->o->rtol, c->o->max_it, c->o->precond, c->o->monitor && !c->o->quiet};
+    const clcg_solve_opts so = {c->o->rtol, c->o->max_it, c->o->precond, c->o->monitor && !c->o->quiet, 0, 0.0};
     clcg_status st = CLCG_OK;
     double v[2];
     int64_t k = 0;
@@ -1038,7 +1041,7 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             break;
         }
         if (so.monitor && c->rank == 0)
-            printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
+            printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(c->mon_base + k), res->rel_residual);
         if (rr <= tol2) {
             res->outcome = CLCG_CONVERGED;
             break;
@@ -1221,7 +1224,7 @@ static int sr_step(const cg_ctx *c, clcg_solve_result *res, const double *v, int
         return 0;
     }
     if (monitor && c->rank == 0)
-        printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
+        printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(c->mon_base + k), res->rel_residual);
     if (rr <= tol2) {
         res->outcome = CLCG_CONVERGED;
         return 0;
@@ -1736,8 +1739,12 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         CLCG_CHECK(st, clcg_agree(c->comm, put_b(c, r), NULL), out);
         if (check)
             c->variant = "standard";
+        if (left.monitor && !left.quiet && c->rank == 0)   /* its lines go on from the solve's count */
+            printf("        correction %d: A d = b - Ax, ||b-Ax||/||b|| = %.6e\n", k + 1, res->true_residual);
         c->o = &left;
+        c->mon_base = res->iterations;
         st = solve_variant(c, tol2, bnorm, &rc, &run);
+        c->mon_base = 0;
         c->o = given;
         c->variant = variant;
         CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);

@@ -142,7 +142,8 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
             break;
         }
         if (o->monitor && rank == 0)
-            printf("%6lld  ||r||/||b|| = %.6e\n", (long long)k, res->rel_residual);
+            printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(o->mon_base + k),
+                   res->rel_residual * (o->mon_scale > 0.0 ? o->mon_scale : 1.0));
         /* as far as double goes (CLCG_RR_FLOOR, as the device solves stop): below it r'z keeps
            ever fewer digits and CG wanders instead of reaching --rtol (solve.c says so) */
         if (res->rel_residual <= o->rtol || rr <= CLCG_RR_FLOOR) {

@@ -100,6 +100,8 @@ typedef struct {
     int64_t max_it;
     clcg_precond precond;
     int monitor;          /* print the residual each iteration (rank 0) */
+    int64_t mon_base;     /* a correction: the lines go on from this count... */
+    double mon_scale;     /* ...relative to the first solve's ||b||: ||b_here|| / ||b|| (0: 1) */
 } clcg_solve_opts;
 
 typedef struct {

@@ -126,8 +126,8 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     }
     if (res->outcome != CLCG_CONVERGED && res->outcome != CLCG_DIVERGED_ITS) {
         /* breakdown: one message, no figures that may hold NaN */
-        fprintf(stderr, "clcg-mpi: %s: %s (CG stopped at iteration %lld)\n", p->name,
-                clcg_outcome_message(res->outcome), (long long)res->iterations + 1);
+        fprintf(stderr, "clcg-mpi: %s: %s (CG stopped after %lld iteration%s)\n", p->name,
+                clcg_outcome_message(res->outcome), (long long)res->iterations, plural(res->iterations));
         return;
     }
     if (o->quiet) {
@@ -186,8 +186,6 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (res->iterations > 0)
         printf(" (%.4f ms per iteration)", 1e3 * res->solve_time / (double)timed_its(res, info));
     printf("\n");
-    if (o->output && res->outcome == CLCG_CONVERGED)
-        printf("solution written to %s\n", o->output);
     if (o->profile)
         print_profile(res, info, size);
     fflush(stdout);

@@ -47,6 +47,12 @@ static clcg_status ref_refine(MPI_Comm comm, const clcg_solve_opts *so, clcg_pro
         if (!(rnorm > 0.0))
             break;
         left.rtol = so->rtol * res->bnorm / rnorm;
+        left.mon_base = res->iterations;
+        left.mon_scale = rnorm / (res->bnorm > 0.0 ? res->bnorm : 1.0);
+        int rank;
+        MPI_Comm_rank(comm, &rank);
+        if (so->monitor && rank == 0)   /* as the device's corrections say it (cg_ocl.c) */
+            printf("        correction %d: A d = b - Ax, ||b-Ax||/||b|| = %.6e\n", k + 1, res->true_residual);
         memset(d, 0, (size_t)p->A.ncols * sizeof *d);
         CLCG_CHECK(st, clcg_cg_ref(&p->A, &p->halo, r, d, &left, &rc), out);
         memcpy(keep, p->x, (size_t)n * sizeof *keep);
@@ -81,7 +87,7 @@ out:
 static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, clcg_solve_result *res,
                          clcg_run_info *info)
 {
-    clcg_solve_opts so = {o->rtol, o->max_it, o->precond, o->monitor && !o->quiet};
+    clcg_solve_opts so = {o->rtol, o->max_it, o->precond, o->monitor && !o->quiet, 0, 0.0};
     memset(info, 0, sizeof *info);
     if (o->backend == CLCG_BACKEND_OPENCL)
         return clcg_cg_ocl(comm, o, p, res, info);

@@ -119,6 +119,38 @@ for np in 1 2; do
     ok $? "--monitor ${how:-(standard)} on $np rank(s): the problem's line, residuals 0..$it, the last one the reported $rec (rc=$rc $(head -c 120 "$t/err"))"
   done
 done
+# the same at the iteration limit (the last residual, of x as it is, shown too), and where
+# CG breaks down: the last numbered line is the iteration count of the record and the message
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 1\n2 1 2\n2 2 3\n3 2 1\n3 3 1\n' >"$t/indef3.mtx"
+for np in 1 2; do
+  for how in "" "--variant pipelined" "--variant single-reduction" --reference; do
+    timeout 120 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:12 --max-iterations 5 --monitor $how --json "$t/mon.json" >"$t/out" 2>"$t/err"; rc=$?
+    it=$(json_num "$t/mon.json" iterations)
+    [ $rc -eq 1 ] && [ "$it" = 5 ] && [ "$(grep -c '||r||/||b|| = ' "$t/out")" -eq 6 ] &&
+      [ "$(grep '||r||/||b|| = ' "$t/out" | tail -n 1 | awk '{ print $1 }')" = 5 ]
+    ok $? "--monitor ${how:-(standard)} at --max-iterations 5 on $np rank(s): residuals 0..5 (rc=$rc, record $it)"
+    timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/indef3.mtx" --monitor $how --json "$t/mon.json" >"$t/out" 2>"$t/err"; rc=$?
+    it=$(json_num "$t/mon.json" iterations)
+    last=$(grep '||r||/||b|| = ' "$t/out" | tail -n 1 | awk '{ print $1 }')
+    [ $rc -eq 4 ] && [ -n "$it" ] && [ "$last" = "$it" ] && grep -q "(CG stopped after $it iteration" "$t/err"
+    ok $? "--monitor ${how:-(standard)}, a breakdown on $np rank(s): the last line $last, the record's $it, the message's $(grep -o 'after [0-9]* iteration' "$t/err") (rc=$rc)"
+  done
+done
+# with corrections (a matrix near singular): each is announced with the true residual it
+# starts from, its lines go on from the count before it, the last is the record's count
+for how in "" --reference; do
+  timeout 120 "$CLCG_BIN" "${srcdir:-.}/tests/data/lap1k_eps1e-10.mtx.gz" --monitor $how --json "$t/mon.json" >"$t/out" 2>"$t/err"; rc=$?
+  it=$(json_num "$t/mon.json" iterations); nref=$(json_num "$t/mon.json" refinements)
+  [ $rc -eq 0 ] && [ -n "$nref" ] && [ "$nref" -ge 1 ] &&
+    awk -v n="$it" -v nref="$nref" '
+      /^ +correction [0-9]+: A d = b - Ax, / { c++; if ($2 != c ":") bad = 1; from = $NF; want = last; next }
+      /\|\|r\|\|\/\|\|b\|\| = / { k = $1 + 0
+        if (want != "") { if (k != want || $4 != from) bad = 1; want = "" }
+        else if (seen && k != last + 1) bad = 1
+        last = k; seen = 1 }
+      END { if (bad || c != nref || last != n) exit 1 }' "$t/out"
+  ok $? "--monitor ${how:-(standard)} with $nref correction(s): numbered on from the count before, the last $it (rc=$rc)"
+done
 "$CLCG_BIN" --generate poisson2d:1 >"$t/out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q '^converged in 1 iteration$' "$t/out"
 ok $? "one iteration said as such (rc=$rc: $(grep converged "$t/out"))"

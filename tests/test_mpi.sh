@@ -544,9 +544,14 @@ for np in 1 2; do
   ok $? "$np rank(s): the record's rename fails after the solution's: the earlier solution is back (rc=$rc, left: $(ls -A "$t/place" | tr '\n' ' '))"
   rm "$t/place/x.mtx"
   CLCG_FAULT=0:place timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:6 -o "$t/place/x.mtx" \
-    --json "$t/place/r.json" -q </dev/null >"$t/out" 2>"$t/err"; rc=$?
-  [ $rc -eq 3 ] && [ "$(ls -A "$t/place" | tr '\n' ' ')" = "r.json " ]
-  ok $? "$np rank(s): the same with no earlier solution: no solution file left (rc=$rc, left: $(ls -A "$t/place" | tr '\n' ' '))"
+    --json "$t/place/r.json" </dev/null >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(ls -A "$t/place" | tr '\n' ' ')" = "r.json " ] && ! grep -q 'solution written' "$t/out"
+  ok $? "$np rank(s): the same with no earlier solution: no solution file left, none said written (rc=$rc, left: $(ls -A "$t/place" | tr '\n' ' '))"
+  rm -f "$t/place/"*
+  timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:6 -o "$t/place/x.mtx" --json "$t/place/r.json" \
+    </dev/null >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && [ -s "$t/place/x.mtx" ] && [ "$(tail -n 1 "$t/out")" = "solution written to $t/place/x.mtx" ]
+  ok $? "$np rank(s): without the fault the solution is in place and said so, last (rc=$rc)"
   rm -f "$t/place/"*
 done
 # the record's times on 3 ranks, on the device (--repeat 3) and in the reference (one
