@@ -115,6 +115,32 @@ static const struct option long_opts[] = {
     {"jacobi-scaled", no_argument, 0, OPT_JACOBI_SCALED},
     {0, 0, 0, 0}};
 
+/* A long option given by a prefix that two or more of ours start with ("--re"): one usage
+ * error naming them, where getopt_long, told to be silent, says no more than '?'. */
+static clcg_status ambiguous(const char *arg)
+{
+    char names[512] = "";
+    size_t len, used = 0;
+    int n = 0;
+    if (strncmp(arg, "--", 2) != 0)
+        return CLCG_OK;
+    arg += 2;
+    len = strcspn(arg, "=");
+    for (int i = 0; long_opts[i].name; i++)
+        if (len > 0 && !strncmp(long_opts[i].name, arg, len)) {
+            if (strlen(long_opts[i].name) == len)
+                return CLCG_OK;   /* an exact name: not a matter of prefixes */
+            n++;
+            if (used + strlen(long_opts[i].name) + 5 < sizeof names)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s--%s", used ? ", " : "",
+                                         long_opts[i].name);
+        }
+    if (n < 2)
+        return CLCG_OK;
+    return clcg_error(CLCG_ERR_USAGE, "option '--%.*s' is ambiguous: it may be %s (see --help)", (int)len, arg,
+                      names);
+}
+
 static clcg_status parse_int(const char *opt, const char *s, long long lo, long long hi, int64_t *v)
 {
     char *end;
@@ -285,7 +311,12 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
                 printf("clcg-mpi %s\n", PACKAGE_VERSION);
             *exit_now = 1;
             return CLCG_OK;
-        case OPT_GENERATE: o->generate = optarg; break;
+        case OPT_GENERATE:   /* one problem, as one matrix file */
+            if (o->generate)
+                return clcg_error(CLCG_ERR_USAGE, "--generate given twice ('%s', then '%s'): one problem a run",
+                                  o->generate, optarg);
+            o->generate = optarg;
+            break;
         case OPT_WRITE_MATRIX: o->write_matrix = optarg; break;
         case OPT_WRITE_BINARY: o->write_binary = optarg; break;
         case OPT_NO_SYMCHECK: o->symmetry_check = 0; break;
@@ -334,6 +365,7 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
                       given a value ("--quiet=1"), named as given */
             if (optopt > 0 && optopt < 128 && isgraph(optopt) && !strchr(SHORT_OPTS, optopt))
                 return clcg_error(CLCG_ERR_USAGE, "unknown option '-%c' (see --help)", optopt);
+            CLCG_CALL(ambiguous(argv[optind - 1]));
             return clcg_error(CLCG_ERR_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }

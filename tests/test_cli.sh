@@ -156,6 +156,16 @@ done
 ok $? "one iteration said as such (rc=$rc: $(grep converged "$t/out"))"
 usage_error "no matrix"
 usage_error "unknown option" --frobnicate x.mtx
+usage_error "a prefix of two options" --re x.mtx
+grep -q "option '--re' is ambiguous: it may be --reference, --repeat" "$t/err"
+ok $? "the prefix's message names both ($(head -c 120 "$t/err"))"
+usage_error "a prefix of three options, with a value" --no-=1 x.mtx
+"$CLCG_BIN" --rep 2 --generate poisson2d:4 -q --json "$t/rep.json" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '"solve_repeats": \[[^],]*,[^],]*\]' "$t/rep.json"
+ok $? "a prefix of one option is that option (--rep 2: rc=$rc)"
+usage_error "--generate twice" --generate poisson2d:4 --generate poisson3d:4
+grep -q "generate given twice ('poisson2d:4', then 'poisson3d:4')" "$t/err"
+ok $? "--generate twice: both named ($(head -c 120 "$t/err"))"
 usage_error "--device with --devices-per-rank 2 (one device, or two?)" --device 0 --devices-per-rank 2 x.mtx
 # an unknown letter inside an argument is named, not the program or the option before it
 for args in "-m.mtx" "-q -m.mtx" "-qm x.mtx" "--output=x.mtx -m.mtx"; do
