@@ -46,7 +46,16 @@ typedef struct {
     cl_mem *wreg;
     cl_event win_ev;        /* the last writes of ghosts straight from the peers' windows */
     int64_t mon_base;       /* --monitor: iterations done before this solve (corrections) */
+    double grow2;           /* r'r past this: stop, A singular or indefinite (clcg_grew) */
 } cg_ctx;
+
+/* The residual grew past what CG on an SPD matrix allows (clcg_impl.h, clcg_grew) */
+static void grew_stop(const cg_ctx *c, clcg_solve_result *res, double rr)
+{
+    res->outcome = CLCG_DIVERGED_SINGULAR;
+    res->growth = sqrt(rr / (c->grow2 / CLCG_COND_SINGULAR));
+    res->cond_low = res->growth * res->growth;
+}
 
 #define ARG(k, i, v)                                                                   \
     do {                                                                               \
@@ -329,6 +338,7 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
     }
     double stop = 0.0;
     int64_t shown = -1;   /* the last iteration --monitor printed */
+    int64_t grew = -1;    /* the residual grew too far, seen after this iteration */
     for (k = 0; k < so.max_it; k++) {
         const int par = (int)(k & 1);
         if (s->fmt == FMT_CSR_ADAPTIVE) {
@@ -361,6 +371,10 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
                 printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(c->mon_base + (shown = k)), sqrt(sc[S_RR]) / bnorm);
             if ((stop = sc[S_STOP]) != 0.0)
                 break;
+            if (clcg_grew(sc[S_RR], c->grow2)) {
+                grew = k++;
+                break;
+            }
             continue;
         }
         if ((k + 1) % check_every == 0) {
@@ -374,7 +388,10 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
                 CLCG_CL(clWaitForEvents(1, &pending));
                 clReleaseEvent(pending);
                 c->syncs++;
-                if ((stop = sc[pend_slot * S_COUNT + S_STOP]) != 0.0) {
+                if ((stop = sc[pend_slot * S_COUNT + S_STOP]) != 0.0 ||
+                    clcg_grew(sc[pend_slot * S_COUNT + S_RR], c->grow2)) {
+                    if (stop == 0.0)
+                        grew = k;
                     pending = ev;
                     pend_slot = slot;
                     k++;
@@ -410,6 +427,10 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
     res->iterations = sc[S_STOP] != 0.0 ? (int64_t)sc[S_ITS] : so.max_it;
     if (res->outcome == CLCG_DIVERGED_INDEFINITE || res->outcome == CLCG_DIVERGED_NANORINF)
         res->iterations = (int64_t)sc[S_ITS];
+    if (grew >= 0 && sc[S_STOP] == 0.0) {   /* r_(k-1), the last of the k iterations launched */
+        grew_stop(c, res, sc[S_RR]);
+        res->iterations = k - 1;
+    }
     res->rel_residual = sqrt(sc[S_RR]) / bnorm;
     /* the last residual, where the loop has not shown it: converged, at the limit, broken down */
     if (so.monitor && c->rank == 0 && res->iterations > shown && isfinite(res->rel_residual))
@@ -1046,6 +1067,10 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             res->outcome = CLCG_CONVERGED;
             break;
         }
+        if (clcg_grew(rr, c->grow2)) {
+            grew_stop(c, res, rr);
+            break;
+        }
         if (k >= so.max_it)
             break;
         if (!(rz > 0.0)) {
@@ -1227,6 +1252,10 @@ static int sr_step(const cg_ctx *c, clcg_solve_result *res, const double *v, int
         printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(c->mon_base + k), res->rel_residual);
     if (rr <= tol2) {
         res->outcome = CLCG_CONVERGED;
+        return 0;
+    }
+    if (clcg_grew(rr, c->grow2)) {
+        grew_stop(c, res, rr);
         return 0;
     }
     if (k >= c->o->max_it)
@@ -1743,7 +1772,10 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             printf("        correction %d: A d = b - Ax, ||b-Ax||/||b|| = %.6e\n", k + 1, res->true_residual);
         c->o = &left;
         c->mon_base = res->iterations;
+        const double grow2 = c->grow2, r0 = res->true_residual * bnorm;   /* ||r|| it starts from */
+        c->grow2 = CLCG_COND_SINGULAR * r0 * r0;
         st = solve_variant(c, tol2, bnorm, &rc, &run);
+        c->grow2 = grow2;
         c->mon_base = 0;
         c->o = given;
         c->variant = variant;
@@ -1758,6 +1790,15 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
         info->iterations_run += run;
         info->refinements++;
         out_of_its = rc.outcome == CLCG_DIVERGED_ITS;   /* cut short by the limit, helping or not */
+        if (rc.outcome == CLCG_DIVERGED_SINGULAR) {   /* its residual grew: A is no SPD matrix to double precision */
+            memcpy(p->x, r, (size_t)p->A.nrows * sizeof *r);
+            res->outcome = rc.outcome;
+            res->growth = rc.growth;
+            res->cond_low = rc.cond_low;
+            res->rel_residual = rc.rel_residual;
+            res->at_limit = 0;
+            goto out;
+        }
         if (!(rel < res->true_residual)) {   /* it did not help: x as it was */
             memcpy(p->x, r, (size_t)p->A.nrows * sizeof *r);
             last = 0;
@@ -1975,6 +2016,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         res->bnorm = sqrt(bb);
         const double bnorm = bb > 0.0 ? sqrt(bb) : 1.0;
         const double tol2 = fmax((o->rtol * bnorm) * (o->rtol * bnorm), CLCG_RR_FLOOR);
+        c.grow2 = CLCG_COND_SINGULAR * bb;
         /* An untimed warm-up solve first: the driver's costs of first use (device memory
            taken when a kernel first touches it, the window's pages pinned at the first
            transfer: 0.1-0.45 s at 256^3 on an H200) fall there, not in the solve.  Two

@@ -133,6 +133,7 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
     CLCG_CHECK(st, clcg_allreduce_dd(h->comm, s, 1), done);
     double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0;
     double rr = s[0];
+    const double grow2 = CLCG_COND_SINGULAR * rr;   /* r'r past this: A singular or indefinite */
     res->rel_residual = sqrt(rr) / bnorm;
     res->outcome = CLCG_DIVERGED_ITS;
 
@@ -148,6 +149,12 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
            ever fewer digits and CG wanders instead of reaching --rtol (solve.c says so) */
         if (res->rel_residual <= o->rtol || rr <= CLCG_RR_FLOOR) {
             res->outcome = CLCG_CONVERGED;
+            break;
+        }
+        if (clcg_grew(rr, grow2)) {   /* as the device solves stop (clcg_impl.h) */
+            res->outcome = CLCG_DIVERGED_SINGULAR;
+            res->growth = sqrt(rr / (grow2 / CLCG_COND_SINGULAR));
+            res->cond_low = res->growth * res->growth;
             break;
         }
         if (k >= o->max_it)

@@ -115,6 +115,7 @@ typedef struct {
     int at_limit;             /* converged as far as double precision goes, before --rtol (solve.c) */
     double attainable;        /* DIVERGED_RESIDUAL_GAP: the true residual rounding could explain */
     double cond_low;          /* DIVERGED_SINGULAR: a lower bound on A's condition number */
+    double growth;            /* DIVERGED_SINGULAR from the residual's growth: ||r_k|| / ||r_0|| */
 } clcg_solve_result;
 
 /* A breakdown (r'z or p'Ap not positive) with the recursive residual already below what
@@ -133,6 +134,15 @@ int clcg_breakdown_at_limit(const clcg_solve_result *res);
 /* A lower bound on A's condition number past this (1/(64 eps), 7e13), where a solve met
  * --rtol in its recurrences but not in b - Ax: A is singular to double precision (solve.c). */
 #define CLCG_COND_SINGULAR (1.0 / (64.0 * DBL_EPSILON))
+/* CG on an SPD A, preconditioned or not, does not let the A-norm of the error grow, so
+ * ||r_k||^2 <= lambda_max ||e_k||_A^2 <= lambda_max ||e_0||_A^2 <= cond_2(A) ||r_0||^2.  A residual
+ * grown to rr0 (its start's r'r) times this or more shows cond_2(A) past CLCG_COND_SINGULAR,
+ * or A not positive definite: the solves stop there (DIVERGED_SINGULAR, growth set) rather
+ * than run to the limit.  grow2 = this * rr0 (0: no test). */
+static inline int clcg_grew(double rr, double grow2)
+{
+    return grow2 > 0.0 && rr > grow2;
+}
 
 /* Host reference CG / Jacobi-PCG in double, distributed over the ranks of the halo's
  * communicator.  x (ncols entries) is the initial guess on entry, the solution on exit. */

@@ -63,6 +63,14 @@ static clcg_status ref_refine(MPI_Comm comm, const clcg_solve_opts *so, clcg_pro
         info->iterations_run += rc.iterations;
         info->refinements++;
         out_of_its = rc.outcome == CLCG_DIVERGED_ITS;
+        if (rc.outcome == CLCG_DIVERGED_SINGULAR) {   /* its residual grew, as the device's corrections stop */
+            memcpy(p->x, keep, (size_t)n * sizeof *keep);
+            res->outcome = rc.outcome;
+            res->growth = rc.growth;
+            res->cond_low = rc.cond_low;
+            res->at_limit = 0;
+            goto out;
+        }
         if (!(rel < res->true_residual)) {   /* it did not help: x as it was */
             memcpy(p->x, keep, (size_t)n * sizeof *keep);
             break;
@@ -173,7 +181,10 @@ static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
  * Collective. */
 static clcg_status residual_gap(MPI_Comm comm, const clcg_problem *p, clcg_solve_result *res)
 {
-    if (!(res->outcome == CLCG_CONVERGED && res->at_limit))
+    /* (the bound holds for any x: at the iteration limit too, where CG on a singular A can
+       wander without end, its residual rising and falling by orders of magnitude) */
+    const int at_its = res->outcome == CLCG_DIVERGED_ITS && isfinite(res->true_residual);
+    if (!(res->outcome == CLCG_CONVERGED && res->at_limit) && !at_its)
         return CLCG_OK;
     const clcg_csr *A = &p->A;
     double s[2] = {0.0, 0.0}, amax[2] = {0.0, 0.0};   /* ||x||^2, ||b||^2; max row sum of |A|, of a_ij^2 */
@@ -199,6 +210,8 @@ static clcg_status residual_gap(MPI_Comm comm, const clcg_problem *p, clcg_solve
     if (res->cond_low >= CLCG_COND_SINGULAR) {   /* a NaN x falls to the gap test, as before */
         res->outcome = CLCG_DIVERGED_SINGULAR;
         res->at_limit = 0;
+    } else if (at_its) {
+        res->cond_low = 0.0;   /* no more than the limit reached */
     } else if (!(res->true_residual <= res->attainable)) {
         res->outcome = CLCG_DIVERGED_RESIDUAL_GAP;
         res->at_limit = 0;
