@@ -290,17 +290,14 @@ for v in pipelined single-reduction; do
     [ $rc -eq 1 ] && [ "$it" -le 450 ] && [ ! -e "$t/x.mtx" ] && grep -q 'iteration limit' "$t/out"
     ok $? "indefinite block, $v, --max-iterations 450, $np rank(s): $it iterations, exit $rc (iteration limit)"
     rm -f "$t/x.mtx"
-    # no limit: the standard form's corrections either break down too (exit 4) or run to the
-    # default limit without converging (exit 1, the first solve's breakdown in the record)
+    # no limit: the standard form's corrections break down too, or their residual grows past
+    # what an SPD matrix allows (DIVERGED_SINGULAR: "singular ..., or not positive definite");
+    # exit 4 either way, the first solve's breakdown in the record
     timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$t/lapind.mtx" --rhs "$t/lapind_b.mtx" --variant $v -o "$t/x.mtx" \
       --json "$t/pr.json" >"$t/out" 2>"$t/err"; rc=$?
-    # (as measured: pipelined's corrections run on, single-reduction's break down too)
-    if [ $v = pipelined ]; then
-      [ ! -e "$t/x.mtx" ] && [ $rc -eq 1 ] && grep -q 'iteration limit' "$t/out" &&
-        grep -q '"first_solve": {"outcome": "DIVERGED_\(INDEFINITE\|BREAKDOWN\)"' "$t/pr.json"
-    else
-      [ ! -e "$t/x.mtx" ] && [ $rc -eq 4 ] && grep -q 'not positive definite' "$t/err"
-    fi
+    [ ! -e "$t/x.mtx" ] && [ $rc -eq 4 ] && grep -q 'not positive definite' "$t/err" && [ "$(errors "$t/err")" -eq 1 ] &&
+      grep -q '"first_solve": {"outcome": "DIVERGED_\(INDEFINITE\|BREAKDOWN\)"' "$t/pr.json" &&
+      grep -q '"outcome": "DIVERGED_\(INDEFINITE\|BREAKDOWN\|SINGULAR\)"' "$t/pr.json"
     ok $? "indefinite block, $v, no limit, $np rank(s): exit $rc, not converged, no solution written $(head -c 100 "$t/err")"
   done
 done
@@ -371,6 +368,16 @@ for b in ones cons; do
   awk -v b=$b 'BEGIN { n = 50; printf "%%%%MatrixMarket matrix array real general\n%d 1\n", n
     for (i = 1; i <= n; i++) print (b == "ones" ? 1 : (i == 1 ? 1 : (i == n ? -1 : 0))) }' >"$t/neu-$b.mtx"
 done
+# and b of mixed signs (Park-Miller draws from seeds 1 and 8), outside its range: CG wanders.
+# Seed 1: the residual rises and falls by orders of magnitude to the iteration limit, where x
+# shows the condition number past 1/(64 eps).  Seed 8: the residual grows at once past what an
+# SPD matrix allows (||r_k|| <= sqrt(cond) ||r_0||), and the solve stops there.  Exit 4 in
+# every variant (the route, growth, x's bound or a breakdown, is rounding's choice; the
+# reference's is checked)
+for seed in 1 8; do
+  awk -v s=$seed 'BEGIN { n = 50; x = s; printf "%%%%MatrixMarket matrix array real general\n%d 1\n", n
+    for (i = 1; i <= n; i++) { x = (x * 16807) % 2147483647; printf "%.17g\n", x / 2147483647 - (s == 8 ? 0.5 : 0) } }' >"$t/neu-pm$seed.mtx"
+done
 for np in 1 2; do
   for how in --reference "--variant standard" "--variant single-reduction" "--variant pipelined"; do
     rm -f "$t/x.mtx" "$t/s.json"
@@ -384,6 +391,19 @@ for np in 1 2; do
       case $out in DIVERGED_SINGULAR | DIVERGED_INDEFINITE | DIVERGED_BREAKDOWN) true ;; *) false ;; esac &&
       { [ "$how" != --reference ] || [ "$out" = DIVERGED_SINGULAR ]; }
     ok $? "singular chain Laplacian, b = 1, $how, $np rank(s): exit $rc, no solution, $out, $(head -c 160 "$t/err")"
+    for seed in 1 8; do
+      rm -f "$t/s.json"
+      timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/neu.mtx" --rhs "$t/neu-pm$seed.mtx" $how -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
+      out=$(grep -o '"outcome": "[A-Z_]*"' "$t/s.json" | head -n 1 | cut -d'"' -f4); it=$(json_num "$t/s.json" iterations)
+      case $seed in
+        1) want='singular to double precision: ||b-Ax||/||b|| = [0-9.e+]* after 10000 iterations, and x shows' ;;
+        8) want='singular to double precision, or not positive definite: after [0-9]* iterations the residual had grown to' ;;
+      esac
+      [ $rc -eq 4 ] && [ ! -e "$t/x.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+        case $out in DIVERGED_SINGULAR | DIVERGED_INDEFINITE | DIVERGED_BREAKDOWN) true ;; *) false ;; esac &&
+        { [ "$how" != --reference ] || grep -q "$want" "$t/err"; }
+      ok $? "singular chain Laplacian, b of mixed signs (seed $seed), $how, $np rank(s): exit $rc, $out after $it iterations, $(head -c 200 "$t/err")"
+    done
     timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/neu.mtx" --rhs "$t/neu-cons.mtx" $how -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
     r=$(residual "$t/neu.mtx" "$t/x.mtx" "$t/neu-cons.mtx")
     [ $rc -eq 0 ] && le "$r" 1e-7
@@ -488,5 +508,13 @@ for np in 1 2; do
   timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/sub.mtx" -o "$t/x.mtx" -q 2>"$t/err"; rc=$?
   [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && grep -q 'sub.mtx: diagonal entry A(2,2) = 1e-310, its inverse overflows' "$t/err"
   ok $? "a diagonal of 1e-310 with Jacobi, $np rank(s): exit $rc, the value as given: $(head -c 120 "$t/err")"
+  # 1e300 beside 1e-10 fits: the largest goes to the top of the range (2^-797), not near 1
+  # (2^-997, where 1e-10 would lose its digits): solved, x = 1 exactly with Jacobi
+  printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1e300\n2 2 1e-10\n' >"$t/span2.mtx"
+  rm -f "$t/x.mtx"
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/span2.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && grep -q 'scaled for the solve: A by 2^-797' "$t/out" &&
+    [ "$(tail -n 2 "$t/x.mtx" | tr '\n' ' ')" = "1 1 " ]
+  ok $? "1e300 beside 1e-10, $np rank(s): scaled by 2^-797, x = $(tail -n 2 "$t/x.mtx" 2>/dev/null | tr '\n' ' ')(rc=$rc $(head -c 120 "$t/err"))"
 done
 done_testing
