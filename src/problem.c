@@ -278,6 +278,17 @@ static void scale_by(double *v, int64_t n, int e)
  * loses bits or vanishes: such a matrix spans more than double precision holds (an entry of
  * 1e-300 beside one of 1e300 would become 0, and the solve would answer another matrix).
  * Before the scaling.  Collective. */
+/* Whether scaling A by 2^e (e < 0) would take a nonzero entry below the normal range.
+ * Collective. */
+static int loses_digits(MPI_Comm comm, const clcg_csr *A, int e)
+{
+    int lost = 0;
+    for (int64_t k = 0; e < 0 && k < A->nnz && !lost; k++)
+        lost = A->val[k] != 0.0 && fabs(ldexp(A->val[k], e)) < DBL_MIN;
+    MPI_Allreduce(MPI_IN_PLACE, &lost, 1, MPI_INT, MPI_MAX, comm);
+    return lost;
+}
+
 static clcg_status check_scaling(MPI_Comm comm, const char *name, const clcg_csr *A, int e)
 {
     clcg_status st = CLCG_OK;
@@ -395,7 +406,90 @@ out:
  * values read from decimals included): then A*1 = 0 to double precision, the vector of ones
  * is a null vector and A is singular, as a Laplacian without a boundary condition is.  CG
  * would "converge" there to noise (b itself is noise).  Collective. */
-static clcg_status check_ones(MPI_Comm comm, const char *name, const clcg_csr *A, const double *b)
+/* The same within a block of rows: rows with no entry outside the block (a connected part
+ * of A's graph) that all sum to zero within rounding make A singular as well, 1 on the
+ * block and 0 elsewhere being a null vector (a Laplacian block without a boundary condition
+ * beside others with one).  From the rows whose sum (b = A*1) passes rounding,
+ * len_i sum_j |a_ij| eps, each rank follows its own entries; then the rows reached go to the
+ * ranks that hold them as ghosts, which follow on from there, round after round, until no
+ * rank reaches more.  A row none of them reaches is in such a block.  (After CHECK_ROUNDS
+ * rounds, rare orderings whose paths cross ranks at nearly every step, the test gives up
+ * without a verdict.)  Collective. */
+#define CHECK_ROUNDS 64
+static clcg_status check_blocks(MPI_Comm comm, const char *name, const clcg_csr *A, clcg_halo *h,
+                                const double *b)
+{
+    const int64_t n = A->nrows;
+    int32_t *queue = NULL;
+    double *seen = NULL;   /* 1 reached, 0 not, over the columns (ghosts from their owners) */
+    clcg_status st = clcg_malloc(&queue, (size_t)n + 1, sizeof *queue, "row queue");
+    if (st == CLCG_OK)
+        st = clcg_calloc(&seen, (size_t)A->ncols + 1, sizeof *seen, "row marks");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    int64_t head = 0, tail = 0, more = 1;
+    for (int64_t i = 0; i < n; i++) {
+        double m = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            m += fabs(A->val[k]);
+        if (fabs(b[i]) > DBL_EPSILON * (double)(A->rowptr[i + 1] - A->rowptr[i]) * m) {
+            seen[i] = 1.0;
+            queue[tail++] = (int32_t)i;
+        }
+    }
+    for (int round = 0; more && round < CHECK_ROUNDS; round++) {
+        const int64_t before = tail;
+        if (round > 0) {   /* rows reached through a ghost reached on its own rank */
+            CLCG_CHECK(st, clcg_agree(comm, clcg_halo_exchange_plain(h, seen), NULL), out);
+            for (int64_t i = 0; i < n; i++)
+                for (int64_t k = A->rowptr[i]; !seen[i] && k < A->rowptr[i + 1]; k++)
+                    if (A->colind[k] >= n && seen[A->colind[k]] != 0.0) {
+                        seen[i] = 1.0;
+                        queue[tail++] = (int32_t)i;
+                    }
+        }
+        while (head < tail) {
+            const int32_t i = queue[head++];
+            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+                const int32_t j = A->colind[k];
+                if (j < n && seen[j] == 0.0) {
+                    seen[j] = 1.0;
+                    queue[tail++] = j;
+                }
+            }
+        }
+        more = tail > before || round == 0;   /* round 0 reached from the seeds alone */
+        if (MPI_Allreduce(MPI_IN_PLACE, &more, 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
+            st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the rows reached failed");
+            goto out;
+        }
+    }
+    int64_t left[2] = {n - tail, INT64_MAX};   /* rows not reached, the first of them (global, 1-based) */
+    for (int64_t i = 0; left[0] > 0 && i < n; i++)
+        if (seen[i] == 0.0) {
+            left[1] = -(A->row0 + i + 1);   /* (the largest of -row is the first row) */
+            break;
+        }
+    if (left[0] == 0)
+        left[1] = INT64_MIN;
+    if (MPI_Allreduce(MPI_IN_PLACE, &left[0], 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, &left[1], 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
+        st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the rows reached failed");
+        goto out;
+    }
+    if (!more && left[0] > 0) {
+        st = clcg_error(CLCG_ERR_NOT_SPD, "%s: the matrix is singular to double precision: %" PRId64 " of its rows "
+                        "(row %" PRId64 " among them) have no entry outside them and sum to zero within rounding, "
+                        "as a Laplacian's rows do without a boundary condition; A*1, the right-hand side when "
+                        "--rhs is not given, is only noise there", name, left[0], -left[1]);
+    }
+    st = clcg_agree(comm, st, NULL);
+out:
+    free(queue);
+    free(seen);
+    return st;
+}
+
+static clcg_status check_ones(MPI_Comm comm, const char *name, const clcg_csr *A, clcg_halo *h, const double *b)
 {
     double s[2] = {0.0, 0.0};   /* ||b||^2, sum of (len_i sum_j |a_ij|)^2 */
     for (int64_t i = 0; i < A->nrows; i++) {
@@ -414,7 +508,8 @@ static clcg_status check_ones(MPI_Comm comm, const char *name, const clcg_csr *A
                         "within rounding (||A*1|| = %.3e, rounding allows %.3e), as a Laplacian's do without a "
                         "boundary condition; A*1, the right-hand side when --rhs is not given, is only noise",
                         name, sqrt(s[0]), DBL_EPSILON * sqrt(s[1]));
-    return clcg_agree(comm, st, NULL);
+    st = clcg_agree(comm, st, NULL);
+    return st == CLCG_OK ? check_blocks(comm, name, A, h, b) : st;
 }
 
 clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem *p)
@@ -447,6 +542,8 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
     /* values far from 1 (whose b'b, p'Ap or residuals would overflow or underflow) by a
      * power of two first: exact, the same iterates up to that factor */
     p->exp_a = range_exponent(comm, p->A.val, p->A.nnz);
+    if (p->exp_a < 0 && loses_digits(comm, &p->A, p->exp_a) && !loses_digits(comm, &p->A, p->exp_a + RANGE))
+        p->exp_a += RANGE;   /* the largest to the top of the range instead of near 1: the smallest keep theirs */
     CLCG_CHECK(st, check_scaling(comm, p->name, &p->A, p->exp_a), out);
     if (o->precond == CLCG_PRECOND_JACOBI)
         CLCG_CHECK(st, check_jacobi(comm, p->name, &p->A, p->exp_a), out);
@@ -467,7 +564,7 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
             ones[i] = 1.0;
         clcg_parallel_for(p->A.nrows, spmv_rows, &j);   /* rows apart: the same sums */
         p->known_solution = 1;
-        CLCG_CHECK(st, check_ones(comm, p->name, &p->A, p->b), out);
+        CLCG_CHECK(st, check_ones(comm, p->name, &p->A, &p->halo, p->b), out);
     }
     p->exp_b = range_exponent(comm, p->b, p->A.nrows);
     scale_by(p->b, p->A.nrows, p->exp_b);

@@ -123,6 +123,22 @@ done
 timeout 60 "$CLCG_BIN" --generate poisson2d:2,1 --rhs "$t/two_b.mtx" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q "two_b.mtx:1: a vector must be 'real general'" "$t/err"
 ok $? "a 2 x 1 --rhs marked symmetric: exit $rc, $(head -c 160 "$t/err")"
+# a block of rows without a boundary condition beside others: singular (1 on the block is a
+# null vector) though A*1 as a whole is not small.  A chain Laplacian over 15 of 30 rows,
+# spread so that it crosses ranks at most steps, 1000 on the others: refused on 1-3 ranks,
+# the same message; with a boundary condition at one end it solves
+awk -v bc=0 'BEGIN { m = 15; for (k = 0; k < m; k++) r[k] = 2 * ((7 * k) % m) + 1
+  print "%%MatrixMarket matrix coordinate real symmetric"; print 30, 30, (2 * m - 1) + 15
+  for (k = 0; k < m; k++) { d = (k > 0) + (k < m - 1) + (k == 0 && bc); print r[k], r[k], d
+    if (k < m - 1) { a = r[k]; b = r[k + 1]; if (a < b) { t = a; a = b; b = t }; print a, b, -1 } }
+  for (i = 2; i <= 30; i += 2) print i, i, 1000 }' >"$t/chain_nobc.mtx"
+sed '3s/^1 1 1$/1 1 2/' "$t/chain_nobc.mtx" >"$t/chain_bc.mtx"
+for np in 1 2 3; do
+  check_error "$t/chain_nobc.mtx" $np 4
+  grep -q 'chain_nobc.mtx: the matrix is singular to double precision: 15 of its rows (row 1 among them) have no entry outside them' "$t/err"
+  ok $? "chain_nobc.mtx on $np rank(s): the block is named"
+  check_valid "$t/chain_bc.mtx" $np
+done
 # an array file's zeros are not kept, but one on the diagonal is named as a zero, not as missing
 printf '%%%%MatrixMarket matrix array real symmetric\n3 3\n4\n1\n0\n0\n1\n4\n' >"$t/zdiag_arr.mtx"
 for np in 1 2; do
