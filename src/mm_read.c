@@ -84,6 +84,9 @@ static int field_binary(const char *p, const char *end)
 
 static clcg_status binary_error(const char *path, int64_t line, int byte)
 {
+    if (byte == 0x1a)   /* Ctrl-Z: how DOS and CP/M marked the end of a text file */
+        return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": a Ctrl-Z byte (0x1a), the end-of-file mark of DOS "
+                          "text files: remove it (Matrix Market text has none)", path, line);
     return clcg_error(CLCG_ERR_INPUT,
                       "%s:%" PRId64 ": binary data (byte 0x%02x): this is not a text "
                       "Matrix Market file", path, line, byte);
@@ -805,6 +808,17 @@ static clcg_status parse_header(const char *path, const char *buf, size_t len, i
         if (len >= 8 && !memcmp(buf, "CLCGBIN", 8))   /* binary_io.c's magic: gzip'd, or given as --rhs */
             return clcg_error(CLCG_ERR_INPUT, "%s: a clcg binary matrix, which is read only as the matrix and "
                               "uncompressed (not through gzip, not as --rhs)", path);
+        {   /* other compressed forms, by their magic bytes (gzip itself is read: here, one inside it) */
+            static const struct { const char *magic; size_t len; const char *what; } z[] = {
+                {"\x1f\x8b", 2, "gzip data inside gzip (compressed twice): decompress it once first"},
+                {"BZh", 3, "bzip2-compressed: decompress it (bunzip2), or compress it with gzip"},
+                {"\xfd" "7zXZ", 5, "xz-compressed: decompress it (unxz), or compress it with gzip"},
+                {"\x28\xb5\x2f\xfd", 4, "zstd-compressed: decompress it (unzstd), or compress it with gzip"},
+                {"PK\x03\x04", 4, "a zip archive: extract the file from it"}};
+            for (size_t i = 0; i < sizeof z / sizeof z[0]; i++)
+                if (len >= z[i].len && !memcmp(buf, z[i].magic, z[i].len))
+                    return clcg_error(CLCG_ERR_INPUT, "%s: %s", path, z[i].what);
+        }
         for (b = 0; b < lim; b++)
             if (is_binary(buf[b]))
                 return clcg_error(CLCG_ERR_INPUT, "%s: binary data (byte 0x%02x at offset %zu):"

@@ -465,6 +465,8 @@ static void test_errors(void)
          "a carriage return inside the line, before '2'"},
         {"cr-mid-array.mtx", "%%MatrixMarket matrix array real symmetric\n2 2\n4\n1\r4\n", 4,
          "a carriage return inside the line, before '4'"},
+        {"ctrl-z.mtx", "%%MatrixMarket matrix coordinate real general\r\n1 1 1\r\n1 1 4\r\n\x1a", 4,
+         "a Ctrl-Z byte (0x1a), the end-of-file mark of DOS text files"},
         {"cr-size.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\r1 1 4\n2 2 4\n", 2,
          "a carriage return inside the size line, before '1'"},
         {"truncated.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 4\n"
@@ -491,6 +493,19 @@ static void test_errors(void)
         expect_error(cases[k].name, p, CLCG_ERR_INPUT, cases[k].line, cases[k].needle);
     }
 
+    {   /* other compressed forms named by their magic bytes; gzip inside gzip too */
+        static const struct { const char *name, *bytes, *needle; } z[] = {
+            {"m.mtx.bz2", "BZh91AY&SY\x01\x02", "bzip2-compressed: decompress it"},
+            {"m.mtx.xz", "\xfd" "7zXZ\x01\x02", "xz-compressed: decompress it"},
+            {"m.mtx.zst", "\x28\xb5\x2f\xfd\x01", "zstd-compressed: decompress it"},
+            {"m.zip", "PK\x03\x04\x14", "a zip archive: extract the file"}};
+        for (k = 0; k < sizeof z / sizeof z[0]; k++) {
+            p = put_text(z[k].name, z[k].bytes);
+            expect_error(z[k].name, p, CLCG_ERR_INPUT, 0, z[k].needle);
+        }
+        p = put_gz("twice.mtx.gz", "\x1f\x8b\x08\x00 more", 9);
+        expect_error("gzip inside gzip", p, CLCG_ERR_INPUT, 0, "gzip data inside gzip (compressed twice)");
+    }
     p = put("empty.mtx", "", 0);
     expect_error("empty file", p, CLCG_ERR_INPUT, 0, "empty");
     p = put_gz("empty.mtx.gz", "", 0);
