@@ -1729,8 +1729,11 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
      * --rtol 1e-12: pipelined "breaks down" right after CG's last step).  Their breakdown is
      * put to the standard form, which forms p'Ap itself: the corrections below run with it,
      * and only if it breaks down too (or gets nowhere) does the breakdown stand. */
+    /* (a residual grown past what an SPD matrix allows is put to it too: a p'Ap from the
+     * recurrence that rounding left tiny and positive instead of negative blows it up) */
     const int check = strcmp(variant, "standard") != 0 && !clcg_breakdown_at_limit(res) &&
-                      (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE) &&
+                      (res->outcome == CLCG_DIVERGED_BREAKDOWN || res->outcome == CLCG_DIVERGED_INDEFINITE ||
+                       (res->outcome == CLCG_DIVERGED_SINGULAR && res->growth > 0.0)) &&
                       isfinite(res->true_residual);
     int last = 0;       /* the last correction converged */
     int conv = 0;       /* some correction converged (and helped) */
@@ -1742,11 +1745,13 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             res->outcome = CLCG_CONVERGED;
         return CLCG_OK;
     }
+    const double first_growth = res->growth;   /* kept for the message, should the first outcome stand */
     if (check) {   /* said in the report and the record */
         info->rescued = 1;
         info->first_outcome = res->outcome;
         info->first_iterations = res->iterations;
         info->first_true_residual = res->true_residual;
+        res->growth = 0.0;
     }
     st = clcg_malloc(&d, (size_t)p->A.ncols + 1, sizeof *d, "correction");
     CLCG_CHECK(st, clcg_agree(c->comm, st, NULL), out);
@@ -1824,6 +1829,8 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
     } else if (res->outcome == CLCG_CONVERGED || (check && conv)) {
         res->outcome = CLCG_CONVERGED;
         res->at_limit = 1;
+    } else if (res->outcome == CLCG_DIVERGED_SINGULAR) {   /* the first solve's growth stands */
+        res->growth = first_growth;
     }
 out:
     *resid = r;   /* the two buffers may have swapped: the caller frees this one */

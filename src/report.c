@@ -177,6 +177,7 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
                info->refinements > 1 ? "s" : "", info->base_variant, (long long)info->first_iterations,
                plural(info->first_iterations),
                info->first_outcome == CLCG_DIVERGED_INDEFINITE ? "p'Ap <= 0 from the recurrence"
+               : info->first_outcome == CLCG_DIVERGED_SINGULAR ? "its residual grew past what an SPD matrix allows"
                                                                 : clcg_outcome_message(info->first_outcome),
                info->first_true_residual);
     else if (info->refinements)
