@@ -46,15 +46,32 @@ typedef struct {
     cl_mem *wreg;
     cl_event win_ev;        /* the last writes of ghosts straight from the peers' windows */
     int64_t mon_base;       /* --monitor: iterations done before this solve (corrections) */
-    double grow2;           /* r'r past this: stop, A singular or indefinite (clcg_grew) */
+    double grow2;           /* r'z past this: stop, A singular or indefinite (clcg_grew) */
 } cg_ctx;
 
 /* The residual grew past what CG on an SPD matrix allows (clcg_impl.h, clcg_grew) */
-static void grew_stop(const cg_ctx *c, clcg_solve_result *res, double rr)
+static void grew_stop(const cg_ctx *c, clcg_solve_result *res, double rz)
 {
     res->outcome = CLCG_DIVERGED_SINGULAR;
-    res->growth = sqrt(rr / (c->grow2 / CLCG_COND_SINGULAR));
+    res->growth = sqrt(rz / (c->grow2 / CLCG_COND_SINGULAR));
     res->cond_low = res->growth * res->growth;
+}
+
+/* v'M^-1 v over all ranks (M the diagonal with Jacobi, else I): r'z of a residual v, the
+ * quantity whose growth clcg_grew bounds.  Collective. */
+static double mnorm2(const cg_ctx *c, const double *v)
+{
+    const clcg_csr *A = &c->p->A;
+    double s = 0.0;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        double d = 1.0;
+        for (int64_t k = A->rowptr[i]; c->jacobi && k < A->rowptr[i + 1]; k++)
+            if (A->colind[k] == i)
+                d = A->val[k];
+        s += v[i] * v[i] / d;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, c->comm);
+    return s;
 }
 
 #define ARG(k, i, v)                                                                   \
@@ -338,7 +355,8 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
     }
     double stop = 0.0;
     int64_t shown = -1;   /* the last iteration --monitor printed */
-    int64_t grew = -1;    /* the residual grew too far, seen after this iteration */
+    int64_t grew = -1;    /* the residual grew too far, seen after this iteration... */
+    double grew_rz = 0.0, grew_rr = 0.0;   /* ...with these r'z and r'r */
     for (k = 0; k < so.max_it; k++) {
         const int par = (int)(k & 1);
         if (s->fmt == FMT_CSR_ADAPTIVE) {
@@ -371,8 +389,10 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
                 printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(c->mon_base + (shown = k)), sqrt(sc[S_RR]) / bnorm);
             if ((stop = sc[S_STOP]) != 0.0)
                 break;
-            if (clcg_grew(sc[S_RR], c->grow2)) {
+            if (clcg_grew(sc[S_RZ], c->grow2)) {
                 grew = k++;
+                grew_rz = sc[S_RZ];
+                grew_rr = sc[S_RR];
                 break;
             }
             continue;
@@ -389,9 +409,12 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
                 clReleaseEvent(pending);
                 c->syncs++;
                 if ((stop = sc[pend_slot * S_COUNT + S_STOP]) != 0.0 ||
-                    clcg_grew(sc[pend_slot * S_COUNT + S_RR], c->grow2)) {
-                    if (stop == 0.0)
-                        grew = k;
+                    clcg_grew(sc[pend_slot * S_COUNT + S_RZ], c->grow2)) {
+                    if (stop == 0.0) {   /* seen in the read issued after iteration k - check_every */
+                        grew = k - check_every;
+                        grew_rz = sc[pend_slot * S_COUNT + S_RZ];
+                        grew_rr = sc[pend_slot * S_COUNT + S_RR];
+                    }
                     pending = ev;
                     pend_slot = slot;
                     k++;
@@ -427,11 +450,12 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
     res->iterations = sc[S_STOP] != 0.0 ? (int64_t)sc[S_ITS] : so.max_it;
     if (res->outcome == CLCG_DIVERGED_INDEFINITE || res->outcome == CLCG_DIVERGED_NANORINF)
         res->iterations = (int64_t)sc[S_ITS];
-    if (grew >= 0 && sc[S_STOP] == 0.0) {   /* r_(k-1), the last of the k iterations launched */
-        grew_stop(c, res, sc[S_RR]);
-        res->iterations = k - 1;
-    }
     res->rel_residual = sqrt(sc[S_RR]) / bnorm;
+    if (grew >= 0 && sc[S_STOP] == 0.0) {   /* the iteration and residual that showed it */
+        grew_stop(c, res, grew_rz);
+        res->iterations = grew;
+        res->rel_residual = sqrt(grew_rr) / bnorm;
+    }
     /* the last residual, where the loop has not shown it: converged, at the limit, broken down */
     if (so.monitor && c->rank == 0 && res->iterations > shown && isfinite(res->rel_residual))
         printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(c->mon_base + res->iterations), res->rel_residual);
@@ -1067,8 +1091,8 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             res->outcome = CLCG_CONVERGED;
             break;
         }
-        if (clcg_grew(rr, c->grow2)) {
-            grew_stop(c, res, rr);
+        if (clcg_grew(rz, c->grow2)) {
+            grew_stop(c, res, rz);
             break;
         }
         if (k >= so.max_it)
@@ -1254,8 +1278,8 @@ static int sr_step(const cg_ctx *c, clcg_solve_result *res, const double *v, int
         res->outcome = CLCG_CONVERGED;
         return 0;
     }
-    if (clcg_grew(rr, c->grow2)) {
-        grew_stop(c, res, rr);
+    if (clcg_grew(gamma, c->grow2)) {
+        grew_stop(c, res, gamma);
         return 0;
     }
     if (k >= c->o->max_it)
@@ -1653,6 +1677,7 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
 static clcg_status solve_variant(cg_ctx *c, double tol2, double bnorm, clcg_solve_result *res, int64_t *run)
 {
     clcg_status st;
+    res->growth = 0.0;   /* set only by this solve's growth test */
     if (!strcmp(c->variant, "single-reduction"))
         st = solve_sr(c, tol2, bnorm, res, run);
     else if (!strcmp(c->variant, "pipelined"))
@@ -1777,8 +1802,10 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             printf("        correction %d: A d = b - Ax, ||b-Ax||/||b|| = %.6e\n", k + 1, res->true_residual);
         c->o = &left;
         c->mon_base = res->iterations;
-        const double grow2 = c->grow2, r0 = res->true_residual * bnorm;   /* ||r|| it starts from */
-        c->grow2 = CLCG_COND_SINGULAR * r0 * r0;
+        /* the growth test in standard-form legs only: in the others a p'Ap left tiny and
+           positive by rounding is no verdict (the first solve's is put to the standard form) */
+        const double grow2 = c->grow2;
+        c->grow2 = !strcmp(c->variant, "standard") ? CLCG_COND_SINGULAR * mnorm2(c, r) : 0.0;
         st = solve_variant(c, tol2, bnorm, &rc, &run);
         c->grow2 = grow2;
         c->mon_base = 0;
@@ -2023,7 +2050,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         res->bnorm = sqrt(bb);
         const double bnorm = bb > 0.0 ? sqrt(bb) : 1.0;
         const double tol2 = fmax((o->rtol * bnorm) * (o->rtol * bnorm), CLCG_RR_FLOOR);
-        c.grow2 = CLCG_COND_SINGULAR * bb;
+        c.grow2 = CLCG_COND_SINGULAR * mnorm2(&c, p->b);
         /* An untimed warm-up solve first: the driver's costs of first use (device memory
            taken when a kernel first touches it, the window's pages pinned at the first
            transfer: 0.1-0.45 s at 256^3 on an H200) fall there, not in the solve.  Two

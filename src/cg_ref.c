@@ -133,7 +133,7 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
     CLCG_CHECK(st, clcg_allreduce_dd(h->comm, s, 1), done);
     double bnorm = res->bnorm > 0.0 ? res->bnorm : 1.0;
     double rr = s[0];
-    const double grow2 = CLCG_COND_SINGULAR * rr;   /* r'r past this: A singular or indefinite */
+    const double grow2 = CLCG_COND_SINGULAR * rz;   /* r'z past this: A singular or indefinite */
     res->rel_residual = sqrt(rr) / bnorm;
     res->outcome = CLCG_DIVERGED_ITS;
 
@@ -151,9 +151,9 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
             res->outcome = CLCG_CONVERGED;
             break;
         }
-        if (clcg_grew(rr, grow2)) {   /* as the device solves stop (clcg_impl.h) */
+        if (clcg_grew(rz, grow2)) {   /* as the device solves stop (clcg_impl.h) */
             res->outcome = CLCG_DIVERGED_SINGULAR;
-            res->growth = sqrt(rr / (grow2 / CLCG_COND_SINGULAR));
+            res->growth = sqrt(rz / (grow2 / CLCG_COND_SINGULAR));
             res->cond_low = res->growth * res->growth;
             break;
         }

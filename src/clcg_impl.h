@@ -134,11 +134,14 @@ int clcg_breakdown_at_limit(const clcg_solve_result *res);
 /* A lower bound on A's condition number past this (1/(64 eps), 7e13), where a solve met
  * --rtol in its recurrences but not in b - Ax: A is singular to double precision (solve.c). */
 #define CLCG_COND_SINGULAR (1.0 / (64.0 * DBL_EPSILON))
-/* CG on an SPD A, preconditioned or not, does not let the A-norm of the error grow, so
- * ||r_k||^2 <= lambda_max ||e_k||_A^2 <= lambda_max ||e_0||_A^2 <= cond_2(A) ||r_0||^2.  A residual
- * grown to rr0 (its start's r'r) times this or more shows cond_2(A) past CLCG_COND_SINGULAR,
- * or A not positive definite: the solves stop there (DIVERGED_SINGULAR, growth set) rather
- * than run to the limit.  grow2 = this * rr0 (0: no test). */
+/* CG on an SPD A with an SPD preconditioner M (I without one) does not let the A-norm of
+ * the error grow.  With A^ = M^-1/2 A M^-1/2 and e^ = M^1/2 e, r'z = r'M^-1 r = e^'A^^2 e^, so
+ * r_k'z_k <= lambda_max(A^) ||e_k||_A^2 <= lambda_max(A^) ||e_0||_A^2 <= cond_2(A^) r_0'z_0.
+ * An r'z grown to rz0 (its start's) times this or more shows cond_2(A^) past
+ * CLCG_COND_SINGULAR, or A not positive definite: the solves stop there (DIVERGED_SINGULAR,
+ * growth set) rather than run to the limit.  (In r'z, not r'r: with Jacobi, ||r|| of a
+ * badly scaled matrix can grow a billionfold on the way to a clean solution.)
+ * grow2 = this * rz0 (0: no test). */
 static inline int clcg_grew(double rr, double grow2)
 {
     return grow2 > 0.0 && rr > grow2;

@@ -458,10 +458,9 @@ static clcg_status check_blocks(MPI_Comm comm, const char *name, const clcg_csr 
             }
         }
         more = tail > before || round == 0;   /* round 0 reached from the seeds alone */
-        if (MPI_Allreduce(MPI_IN_PLACE, &more, 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
+        if (MPI_Allreduce(MPI_IN_PLACE, &more, 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
             st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the rows reached failed");
-            goto out;
-        }
+        CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     }
     int64_t left[2] = {n - tail, INT64_MAX};   /* rows not reached, the first of them (global, 1-based) */
     for (int64_t i = 0; left[0] > 0 && i < n; i++)
@@ -471,11 +470,11 @@ static clcg_status check_blocks(MPI_Comm comm, const char *name, const clcg_csr 
         }
     if (left[0] == 0)
         left[1] = INT64_MIN;
-    if (MPI_Allreduce(MPI_IN_PLACE, &left[0], 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, &left[1], 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
+    const int e1 = MPI_Allreduce(MPI_IN_PLACE, &left[0], 1, MPI_INT64_T, MPI_SUM, comm);
+    const int e2 = MPI_Allreduce(MPI_IN_PLACE, &left[1], 1, MPI_INT64_T, MPI_MAX, comm);
+    if (e1 != MPI_SUCCESS || e2 != MPI_SUCCESS)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the rows reached failed");
-        goto out;
-    }
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     if (!more && left[0] > 0) {
         st = clcg_error(CLCG_ERR_NOT_SPD, "%s: the matrix is singular to double precision: %" PRId64 " of its rows "
                         "(row %" PRId64 " among them) have no entry outside them and sum to zero within rounding, "
@@ -509,7 +508,9 @@ static clcg_status check_ones(MPI_Comm comm, const char *name, const clcg_csr *A
                         "boundary condition; A*1, the right-hand side when --rhs is not given, is only noise",
                         name, sqrt(s[0]), DBL_EPSILON * sqrt(s[1]));
     st = clcg_agree(comm, st, NULL);
-    return st == CLCG_OK ? check_blocks(comm, name, A, h, b) : st;
+    /* (blocks only where the pattern is symmetric: the rows are followed through their
+       columns, across ranks the other way) */
+    return st == CLCG_OK && h ? check_blocks(comm, name, A, h, b) : st;
 }
 
 clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem *p)
@@ -564,7 +565,7 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
             ones[i] = 1.0;
         clcg_parallel_for(p->A.nrows, spmv_rows, &j);   /* rows apart: the same sums */
         p->known_solution = 1;
-        CLCG_CHECK(st, check_ones(comm, p->name, &p->A, &p->halo, p->b), out);
+        CLCG_CHECK(st, check_ones(comm, p->name, &p->A, p->unchecked ? NULL : &p->halo, p->b), out);
     }
     p->exp_b = range_exponent(comm, p->b, p->A.nrows);
     scale_by(p->b, p->A.nrows, p->exp_b);

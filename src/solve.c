@@ -175,11 +175,54 @@ static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
  * boundary condition is: with b outside its range the recurrences still "converge", x grows
  * along the null vector until rounding explains any residual, and b - Ax stays near b.  Any
  * x and its residual r = b - Ax give x = A^-1 (b - r), so ||x|| <= ||A^-1|| (||b|| + ||r||),
- * and with ||A||_2 >= the largest row's 2-norm, cond_2(A) >= that norm ||x|| / (||b|| + ||r||).
+ * and with ||A||_2 >= the largest row's 2-norm, cond_2(A) >= that norm ||x|| / (||b|| + ||r||);
+ * taken on D^-1/2 A D^-1/2 (cond_bound), which a mere scaling of A does not change.
  * Past 1/(64 eps) (7e13), relative changes of A of the order of its own rounding can make it
  * singular: the solve says so (DIVERGED_SINGULAR) instead of calling x converged.
  * Collective. */
-static clcg_status residual_gap(MPI_Comm comm, const clcg_problem *p, clcg_solve_result *res)
+/* A lower bound on cond_2 of A^ = D^-1/2 A D^-1/2 (D = diag(A)) from x: with x^ = D^1/2 x,
+ * b^ = D^-1/2 b and r^ = D^-1/2 (b - Ax), x^ = A^^-1 (b^ - r^), so cond_2(A^) >= the largest
+ * row 2-norm of A^ times ||x^|| / (||b^|| + ||r^||).  Taken on A^, not A, so that a matrix
+ * only badly scaled (which Jacobi solves as well as any) is not called singular.
+ * Collective. */
+static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
+{
+    const clcg_csr *A = &p->A;
+    double *d = NULL, *r = NULL, rel = 0.0;
+    clcg_status st = clcg_malloc(&d, (size_t)A->ncols + 1, sizeof *d, "the diagonal");
+    if (st == CLCG_OK)
+        st = clcg_malloc(&r, (size_t)A->nrows + 1, sizeof *r, "the residual");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    for (int64_t i = 0; i < A->nrows; i++) {
+        d[i] = 1.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->colind[k] == i)
+                d[i] = A->val[k];   /* positive: checked as the matrix was read */
+    }
+    CLCG_CHECK(st, clcg_agree(comm, clcg_halo_exchange_plain(&p->halo, d), NULL), out);
+    CLCG_CHECK(st, clcg_residual(A, &p->halo, p->b, p->x, r, &rel), out);
+    double s[3] = {0.0, 0.0, 0.0}, amax = 0.0;   /* ||x^||^2, ||b^||^2, ||r^||^2; largest row of A^, squared */
+    for (int64_t i = 0; i < A->nrows; i++) {
+        double row2 = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            row2 += A->val[k] * A->val[k] / (d[i] * d[A->colind[k]]);
+        amax = fmax(amax, row2);
+        s[0] += d[i] * p->x[i] * p->x[i];
+        s[1] += p->b[i] * p->b[i] / d[i];
+        s[2] += r[i] * r[i] / d[i];
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, s, 3, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+        st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the condition bound failed");
+    st = clcg_agree(comm, st, NULL);
+    *out = sqrt(amax) * sqrt(s[0]) / (sqrt(s[1]) + sqrt(s[2]));
+out:
+    free(d);
+    free(r);
+    return st;
+}
+
+static clcg_status residual_gap(MPI_Comm comm, clcg_problem *p, clcg_solve_result *res)
 {
     /* (the bound holds for any x: at the iteration limit too, where CG on a singular A can
        wander without end, its residual rising and falling by orders of magnitude) */
@@ -187,26 +230,23 @@ static clcg_status residual_gap(MPI_Comm comm, const clcg_problem *p, clcg_solve
     if (!(res->outcome == CLCG_CONVERGED && res->at_limit) && !at_its)
         return CLCG_OK;
     const clcg_csr *A = &p->A;
-    double s[2] = {0.0, 0.0}, amax[2] = {0.0, 0.0};   /* ||x||^2, ||b||^2; max row sum of |A|, of a_ij^2 */
+    double s[2] = {0.0, 0.0}, amax = 0.0;   /* ||x||^2, ||b||^2; max row sum of |A| */
     for (int64_t i = 0; i < A->nrows; i++) {
-        double row = 0.0, row2 = 0.0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+        double row = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             row += fabs(A->val[k]);
-            row2 += A->val[k] * A->val[k];
-        }
-        amax[0] = fmax(amax[0], row);
-        amax[1] = fmax(amax[1], row2);
+        amax = fmax(amax, row);
         s[0] += p->x[i] * p->x[i];
         s[1] += p->b[i] * p->b[i];
     }
     if (MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, amax, 2, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+        MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
         return clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the attainable residual failed");
     if (!(s[1] > 0.0))
         return CLCG_OK;
     const double k = res->iterations > 1 ? (double)res->iterations : 1.0;
-    res->attainable = 64.0 * DBL_EPSILON * k * amax[0] * sqrt(s[0]) / sqrt(s[1]);
-    res->cond_low = sqrt(amax[1]) * sqrt(s[0]) / (sqrt(s[1]) * (1.0 + res->true_residual));
+    res->attainable = 64.0 * DBL_EPSILON * k * amax * sqrt(s[0]) / sqrt(s[1]);
+    CLCG_CALL(cond_bound(comm, p, &res->cond_low));
     if (res->cond_low >= CLCG_COND_SINGULAR) {   /* a NaN x falls to the gap test, as before */
         res->outcome = CLCG_DIVERGED_SINGULAR;
         res->at_limit = 0;
