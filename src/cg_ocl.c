@@ -49,27 +49,14 @@ typedef struct {
     double grow2;           /* r'z past this: stop, A singular or indefinite (clcg_grew) */
 } cg_ctx;
 
-/* The residual grew past what CG on an SPD matrix allows (clcg_impl.h, clcg_grew) */
-static void grew_stop(const cg_ctx *c, clcg_solve_result *res, double rz)
-{
-    res->outcome = CLCG_DIVERGED_SINGULAR;
-    res->growth = sqrt(rz / (c->grow2 / CLCG_COND_SINGULAR));
-    res->cond_low = res->growth * res->growth;
-}
-
 /* v'M^-1 v over all ranks (M the diagonal with Jacobi, else I): r'z of a residual v, the
  * quantity whose growth clcg_grew bounds.  Collective. */
 static double mnorm2(const cg_ctx *c, const double *v)
 {
     const clcg_csr *A = &c->p->A;
     double s = 0.0;
-    for (int64_t i = 0; i < A->nrows; i++) {
-        double d = 1.0;
-        for (int64_t k = A->rowptr[i]; c->jacobi && k < A->rowptr[i + 1]; k++)
-            if (A->colind[k] == i)
-                d = A->val[k];
-        s += v[i] * v[i] / d;
-    }
+    for (int64_t i = 0; i < A->nrows; i++)
+        s += v[i] * v[i] / (c->jacobi ? clcg_diag_of(A, i) : 1.0);
     MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, c->comm);
     return s;
 }
@@ -452,7 +439,7 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
         res->iterations = (int64_t)sc[S_ITS];
     res->rel_residual = sqrt(sc[S_RR]) / bnorm;
     if (grew >= 0 && sc[S_STOP] == 0.0) {   /* the iteration and residual that showed it */
-        grew_stop(c, res, grew_rz);
+        clcg_grew_stop(res, grew_rz, c->grow2);
         res->iterations = grew;
         res->rel_residual = sqrt(grew_rr) / bnorm;
     }
@@ -1092,7 +1079,7 @@ static clcg_status solve_host(cg_ctx *c, double tol2, double bnorm, clcg_solve_r
             break;
         }
         if (clcg_grew(rz, c->grow2)) {
-            grew_stop(c, res, rz);
+            clcg_grew_stop(res, rz, c->grow2);
             break;
         }
         if (k >= so.max_it)
@@ -1279,7 +1266,7 @@ static int sr_step(const cg_ctx *c, clcg_solve_result *res, const double *v, int
         return 0;
     }
     if (clcg_grew(gamma, c->grow2)) {
-        grew_stop(c, res, gamma);
+        clcg_grew_stop(res, gamma, c->grow2);
         return 0;
     }
     if (k >= c->o->max_it)

@@ -152,9 +152,7 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
             break;
         }
         if (clcg_grew(rz, grow2)) {   /* as the device solves stop (clcg_impl.h) */
-            res->outcome = CLCG_DIVERGED_SINGULAR;
-            res->growth = sqrt(rz / (grow2 / CLCG_COND_SINGULAR));
-            res->cond_low = res->growth * res->growth;
+            clcg_grew_stop(res, rz, grow2);
             break;
         }
         if (k >= o->max_it)

@@ -114,8 +114,9 @@ typedef struct {
     double solve_min;         /* the shortest of the ranks' own times of that solve */
     int at_limit;             /* converged as far as double precision goes, before --rtol (solve.c) */
     double attainable;        /* DIVERGED_RESIDUAL_GAP: the true residual rounding could explain */
-    double cond_low;          /* DIVERGED_SINGULAR: a lower bound on A's condition number */
-    double growth;            /* DIVERGED_SINGULAR from the residual's growth: ||r_k|| / ||r_0|| */
+    double cond_low;          /* DIVERGED_SINGULAR: a lower bound on a condition number, that of
+                                 D^-1/2 A D^-1/2 (from x) or of the preconditioned A (growth) */
+    double growth;            /* DIVERGED_SINGULAR from the residual's growth: sqrt(r_k'z_k / r_0'z_0) */
 } clcg_solve_result;
 
 /* A breakdown (r'z or p'Ap not positive) with the recursive residual already below what
@@ -142,9 +143,16 @@ int clcg_breakdown_at_limit(const clcg_solve_result *res);
  * growth set) rather than run to the limit.  (In r'z, not r'r: with Jacobi, ||r|| of a
  * badly scaled matrix can grow a billionfold on the way to a clean solution.)
  * grow2 = this * rz0 (0: no test). */
-static inline int clcg_grew(double rr, double grow2)
+static inline int clcg_grew(double rz, double grow2)
 {
-    return grow2 > 0.0 && rr > grow2;
+    return grow2 > 0.0 && rz > grow2;
+}
+/* The outcome where clcg_grew holds: the growth of sqrt(r'z), and the bound it gives. */
+static inline void clcg_grew_stop(clcg_solve_result *res, double rz, double grow2)
+{
+    res->outcome = CLCG_DIVERGED_SINGULAR;
+    res->growth = sqrt(rz / (grow2 / CLCG_COND_SINGULAR));
+    res->cond_low = res->growth * res->growth;
 }
 
 /* Host reference CG / Jacobi-PCG in double, distributed over the ranks of the halo's
@@ -182,6 +190,15 @@ void clcg_axpy_ref(int64_t n, double a, const double *x, double *y);
 void clcg_xpay_ref(int64_t n, const double *x, double a, double *y);
 void clcg_jacobi_ref(int64_t n, const double *dinv, const double *r, double *z);
 clcg_status clcg_diag_inv_ref(const clcg_csr *A, double *dinv);
+/* a_ii of my row i (0 where the row has none) */
+static inline double clcg_diag_of(const clcg_csr *A, int64_t i)
+{
+    double d = 0.0;
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+        if (A->colind[k] == i)
+            d += A->val[k];
+    return d;
+}
 
 /* Global reductions with an error flag carried along, so a fault on one rank is
  * seen by all at the next collective. */

@@ -274,10 +274,6 @@ static void scale_by(double *v, int64_t n, int e)
         v[i] = ldexp(v[i], e);
 }
 
-/* Scaling A down (e < 0) keeps every entry exact unless one falls below 2^-1022, where it
- * loses bits or vanishes: such a matrix spans more than double precision holds (an entry of
- * 1e-300 beside one of 1e300 would become 0, and the solve would answer another matrix).
- * Before the scaling.  Collective. */
 /* Whether scaling A by 2^e (e < 0) would take a nonzero entry below the normal range.
  * Collective. */
 static int loses_digits(MPI_Comm comm, const clcg_csr *A, int e)
@@ -289,6 +285,10 @@ static int loses_digits(MPI_Comm comm, const clcg_csr *A, int e)
     return lost;
 }
 
+/* Scaling A down (e < 0) keeps every entry exact unless one falls below 2^-1022, where it
+ * loses bits or vanishes: such a matrix spans more than double precision holds (an entry of
+ * 1e-300 beside one of 1e300 would become 0, and the solve would answer another matrix).
+ * Before the scaling.  Collective. */
 static clcg_status check_scaling(MPI_Comm comm, const char *name, const clcg_csr *A, int e)
 {
     clcg_status st = CLCG_OK;
@@ -405,19 +405,20 @@ out:
  * sums (each |fl(sum_j a_ij) - sum_j a_ij| is below len_i eps sum_j |a_ij|, the rounding of
  * values read from decimals included): then A*1 = 0 to double precision, the vector of ones
  * is a null vector and A is singular, as a Laplacian without a boundary condition is.  CG
- * would "converge" there to noise (b itself is noise).  Collective. */
-/* The same within a block of rows: rows with no entry outside the block (a connected part
+ * would "converge" there to noise (b itself is noise).
+ * The same within a block of rows: rows with no entry outside the block (a connected part
  * of A's graph) that all sum to zero within rounding make A singular as well, 1 on the
  * block and 0 elsewhere being a null vector (a Laplacian block without a boundary condition
- * beside others with one).  From the rows whose sum (b = A*1) passes rounding,
- * len_i sum_j |a_ij| eps, each rank follows its own entries; then the rows reached go to the
- * ranks that hold them as ghosts, which follow on from there, round after round, until no
- * rank reaches more.  A row none of them reaches is in such a block.  (After CHECK_ROUNDS
- * rounds, rare orderings whose paths cross ranks at nearly every step, the test gives up
- * without a verdict.)  Collective. */
+ * beside others with one).  From the rows whose sum passes rounding each rank follows its
+ * own entries; then the rows reached go to the ranks that hold them as ghosts, which follow
+ * on from there, round after round, until no rank reaches more.  A row none of them reaches
+ * is in such a block.  (After CHECK_ROUNDS rounds, rare orderings whose paths cross ranks at
+ * nearly every step, the test gives up without a verdict.)  Blocks only with h, where the
+ * pattern is symmetric: the rows are followed through their columns, across ranks the other
+ * way.  Collective. */
 #define CHECK_ROUNDS 64
-static clcg_status check_blocks(MPI_Comm comm, const char *name, const clcg_csr *A, clcg_halo *h,
-                                const double *b)
+static clcg_status check_ones(MPI_Comm comm, const char *name, const clcg_csr *A, clcg_halo *h,
+                              const double *b)
 {
     const int64_t n = A->nrows;
     int32_t *queue = NULL;
@@ -427,15 +428,29 @@ static clcg_status check_blocks(MPI_Comm comm, const char *name, const clcg_csr 
         st = clcg_calloc(&seen, (size_t)A->ncols + 1, sizeof *seen, "row marks");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     int64_t head = 0, tail = 0, more = 1;
+    double s[2] = {0.0, 0.0};   /* ||b||^2, sum of (len_i sum_j |a_ij|)^2 */
     for (int64_t i = 0; i < n; i++) {
         double m = 0.0;
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             m += fabs(A->val[k]);
-        if (fabs(b[i]) > DBL_EPSILON * (double)(A->rowptr[i + 1] - A->rowptr[i]) * m) {
+        const double t = (double)(A->rowptr[i + 1] - A->rowptr[i]) * m;
+        s[0] += b[i] * b[i];
+        s[1] += t * t;
+        if (fabs(b[i]) > DBL_EPSILON * t) {   /* a seed: its sum passes rounding */
             seen[i] = 1.0;
             queue[tail++] = (int32_t)i;
         }
     }
+    if (MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
+        st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the row sums failed");
+    else if (s[1] > 0.0 && s[0] <= DBL_EPSILON * DBL_EPSILON * s[1])
+        st = clcg_error(CLCG_ERR_NOT_SPD, "%s: the matrix is singular to double precision: its rows sum to zero "
+                        "within rounding (||A*1|| = %.3e, rounding allows %.3e), as a Laplacian's do without a "
+                        "boundary condition; A*1, the right-hand side when --rhs is not given, is only noise",
+                        name, sqrt(s[0]), DBL_EPSILON * sqrt(s[1]));
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    if (!h)
+        goto out;
     for (int round = 0; more && round < CHECK_ROUNDS; round++) {
         const int64_t before = tail;
         if (round > 0) {   /* rows reached through a ghost reached on its own rank */
@@ -474,43 +489,16 @@ static clcg_status check_blocks(MPI_Comm comm, const char *name, const clcg_csr 
     const int e2 = MPI_Allreduce(MPI_IN_PLACE, &left[1], 1, MPI_INT64_T, MPI_MAX, comm);
     if (e1 != MPI_SUCCESS || e2 != MPI_SUCCESS)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the rows reached failed");
-    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    if (!more && left[0] > 0) {
+    else if (!more && left[0] > 0)
         st = clcg_error(CLCG_ERR_NOT_SPD, "%s: the matrix is singular to double precision: %" PRId64 " of its rows "
                         "(row %" PRId64 " among them) have no entry outside them and sum to zero within rounding, "
                         "as a Laplacian's rows do without a boundary condition; A*1, the right-hand side when "
                         "--rhs is not given, is only noise there", name, left[0], -left[1]);
-    }
     st = clcg_agree(comm, st, NULL);
 out:
     free(queue);
     free(seen);
     return st;
-}
-
-static clcg_status check_ones(MPI_Comm comm, const char *name, const clcg_csr *A, clcg_halo *h, const double *b)
-{
-    double s[2] = {0.0, 0.0};   /* ||b||^2, sum of (len_i sum_j |a_ij|)^2 */
-    for (int64_t i = 0; i < A->nrows; i++) {
-        double m = 0.0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            m += fabs(A->val[k]);
-        const double t = (double)(A->rowptr[i + 1] - A->rowptr[i]) * m;
-        s[0] += b[i] * b[i];
-        s[1] += t * t;
-    }
-    if (MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
-        return clcg_agree(comm, clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the row sums failed"), NULL);
-    clcg_status st = CLCG_OK;
-    if (s[1] > 0.0 && s[0] <= DBL_EPSILON * DBL_EPSILON * s[1])
-        st = clcg_error(CLCG_ERR_NOT_SPD, "%s: the matrix is singular to double precision: its rows sum to zero "
-                        "within rounding (||A*1|| = %.3e, rounding allows %.3e), as a Laplacian's do without a "
-                        "boundary condition; A*1, the right-hand side when --rhs is not given, is only noise",
-                        name, sqrt(s[0]), DBL_EPSILON * sqrt(s[1]));
-    st = clcg_agree(comm, st, NULL);
-    /* (blocks only where the pattern is symmetric: the rows are followed through their
-       columns, across ranks the other way) */
-    return st == CLCG_OK && h ? check_blocks(comm, name, A, h, b) : st;
 }
 
 clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem *p)

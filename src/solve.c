@@ -165,21 +165,6 @@ static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
     return st;
 }
 
-/* "Converged as far as double precision goes" is a claim about rounding: x_k drifts from
- * what the recurrences say by at most about eps k ||A|| max ||x_j|| (Greenbaum, 1997), and
- * b - Ax itself is computed to about eps ||A|| ||x||.  A true residual that stays above
- * 64 eps k ||A||_inf ||x|| / ||b|| (||A||_2 <= ||A||_inf for a symmetric A) is not rounding:
- * the iterates are wrong (a corrupted halo, a faulty device), and the solve says so rather
- * than call x converged.
- * Nor is x a solution where A is singular to double precision, as a Laplacian without a
- * boundary condition is: with b outside its range the recurrences still "converge", x grows
- * along the null vector until rounding explains any residual, and b - Ax stays near b.  Any
- * x and its residual r = b - Ax give x = A^-1 (b - r), so ||x|| <= ||A^-1|| (||b|| + ||r||),
- * and with ||A||_2 >= the largest row's 2-norm, cond_2(A) >= that norm ||x|| / (||b|| + ||r||);
- * taken on D^-1/2 A D^-1/2 (cond_bound), which a mere scaling of A does not change.
- * Past 1/(64 eps) (7e13), relative changes of A of the order of its own rounding can make it
- * singular: the solve says so (DIVERGED_SINGULAR) instead of calling x converged.
- * Collective. */
 /* A lower bound on cond_2 of A^ = D^-1/2 A D^-1/2 (D = diag(A)) from x: with x^ = D^1/2 x,
  * b^ = D^-1/2 b and r^ = D^-1/2 (b - Ax), x^ = A^^-1 (b^ - r^), so cond_2(A^) >= the largest
  * row 2-norm of A^ times ||x^|| / (||b^|| + ||r^||).  Taken on A^, not A, so that a matrix
@@ -193,12 +178,8 @@ static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
     if (st == CLCG_OK)
         st = clcg_malloc(&r, (size_t)A->nrows + 1, sizeof *r, "the residual");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    for (int64_t i = 0; i < A->nrows; i++) {
-        d[i] = 1.0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->colind[k] == i)
-                d[i] = A->val[k];   /* positive: checked as the matrix was read */
-    }
+    for (int64_t i = 0; i < A->nrows; i++)
+        d[i] = clcg_diag_of(A, i);   /* positive: checked as the matrix was read */
     CLCG_CHECK(st, clcg_agree(comm, clcg_halo_exchange_plain(&p->halo, d), NULL), out);
     CLCG_CHECK(st, clcg_residual(A, &p->halo, p->b, p->x, r, &rel), out);
     double s[3] = {0.0, 0.0, 0.0}, amax = 0.0;   /* ||x^||^2, ||b^||^2, ||r^||^2; largest row of A^, squared */
@@ -222,6 +203,21 @@ out:
     return st;
 }
 
+/* "Converged as far as double precision goes" is a claim about rounding: x_k drifts from
+ * what the recurrences say by at most about eps k ||A|| max ||x_j|| (Greenbaum, 1997), and
+ * b - Ax itself is computed to about eps ||A|| ||x||.  A true residual that stays above
+ * 64 eps k ||A||_inf ||x|| / ||b|| (||A||_2 <= ||A||_inf for a symmetric A) is not rounding:
+ * the iterates are wrong (a corrupted halo, a faulty device), and the solve says so rather
+ * than call x converged.
+ * Nor is x a solution where A is singular to double precision, as a Laplacian without a
+ * boundary condition is: with b outside its range the recurrences still "converge", x grows
+ * along the null vector until rounding explains any residual, and b - Ax stays near b.  Any
+ * x and its residual r = b - Ax give x = A^-1 (b - r), so ||x|| <= ||A^-1|| (||b|| + ||r||),
+ * and with ||A||_2 >= the largest row's 2-norm, cond_2(A) >= that norm ||x|| / (||b|| + ||r||);
+ * taken on D^-1/2 A D^-1/2 (cond_bound), which a mere scaling of A does not change.
+ * Past 1/(64 eps) (7e13), relative changes of A of the order of its own rounding can make it
+ * singular: the solve says so (DIVERGED_SINGULAR) instead of calling x converged.
+ * Collective. */
 static clcg_status residual_gap(MPI_Comm comm, clcg_problem *p, clcg_solve_result *res)
 {
     /* (the bound holds for any x: at the iteration limit too, where CG on a singular A can

@@ -39,10 +39,7 @@ void clcg_jacobi_ref(int64_t n, const double *dinv, const double *r, double *z)
 clcg_status clcg_diag_inv_ref(const clcg_csr *A, double *dinv)
 {
     for (int64_t i = 0; i < A->nrows; i++) {
-        double d = 0.0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->colind[k] == i)
-                d += A->val[k];
+        const double d = clcg_diag_of(A, i);
         if (!(d > 0.0))
             return clcg_error(CLCG_ERR_NOT_SPD,
                               "diagonal entry A(%lld,%lld) = %g is not positive: the matrix is not positive definite",
