@@ -402,12 +402,17 @@ static clcg_status gen_parse(const char *spec, int nranks, clcg_gen *g)
     if (g->nx * g->ny > INT64_MAX / 27 / g->nz)
         return clcg_error(CLCG_ERR_USAGE, "--generate %s: problem too large", spec);
     g->n = g->nx * g->ny * g->nz;
-    if (g->weak)
-        snprintf(g->name, sizeof g->name, "%.*s:%" PRId64 ",%" PRId64 ",%" PRId64 " (weak, %d rank%s)",
-                 (int)base, spec, g->nx, g->ny, g->nz, nranks, nranks == 1 ? "" : "s");
+    /* the sizes as --generate takes them: NX,NY for poisson2d, NX,NY,NZ for the others */
+    char sizes[64];
+    if (g->kind == CLCG_GEN_POISSON2D)
+        snprintf(sizes, sizeof sizes, "%" PRId64 ",%" PRId64, g->nx, g->ny);
     else
-        snprintf(g->name, sizeof g->name, "%.*s:%" PRId64 ",%" PRId64 ",%" PRId64, (int)klen, spec,
-                 g->nx, g->ny, g->nz);
+        snprintf(sizes, sizeof sizes, "%" PRId64 ",%" PRId64 ",%" PRId64, g->nx, g->ny, g->nz);
+    if (g->weak)
+        snprintf(g->name, sizeof g->name, "%.*s:%s (weak, %d rank%s)", (int)base, spec, sizes, nranks,
+                 nranks == 1 ? "" : "s");
+    else
+        snprintf(g->name, sizeof g->name, "%.*s:%s", (int)klen, spec, sizes);
     return CLCG_OK;
 }
 

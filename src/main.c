@@ -375,10 +375,10 @@ int main(int argc, char **argv)
     if (st == CLCG_OK && o.json)
         st = clcg_report_json(comm, &o, &p, &res, &info, &rec);
     st = place_outputs(comm, &sol, &rec, st);   /* a failed run leaves no output */
-    if (st == CLCG_OK && rank == 0 && !o.quiet && o.output && res.outcome == CLCG_CONVERGED) {
+    if (st == CLCG_OK && rank == 0 && !o.quiet && o.output && res.outcome == CLCG_CONVERGED)
         printf("solution written to %s\n", o.output);   /* once it is in place */
-        fflush(stdout);
-    }
+    if (st == CLCG_OK)   /* that line lost (a reader gone, SIGPIPE ignored): status 3, as the report's */
+        st = stdout_status(comm);
     if (st != CLCG_OK)
         code = fail(comm, st);
     clcg_solve_info_free(&info);

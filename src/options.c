@@ -475,10 +475,12 @@ static clcg_status check_paths(const clcg_options *o)
     for (int i = 0; i < n; i++) {
         struct stat sb;
         char dir[4096];
-        if (!all[i].path || !all[i].out)
+        if (!all[i].path)
             continue;
-        if (!*all[i].path)
+        if (!*all[i].path)   /* an input's too: "cannot open ''" would not say what is wrong */
             return clcg_error(CLCG_ERR_USAGE, "%s: the file name is empty", all[i].opt);
+        if (!all[i].out)
+            continue;
         if (strlen(all[i].path) + TMP_EXTRA >= PATH_MAX)   /* the temporary PATH.tmp.PID too */
             return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: the path has %zu characters, more than "
                               "the %d the system allows (with a temporary name beside it)", all[i].path,

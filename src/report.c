@@ -195,7 +195,7 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (res->iterations > 0)
         printf(" (%.4f ms per iteration)", 1e3 * res->solve_time / (double)timed_its(res, info));
     printf("\n");
-    if (o->profile)
+    if (o->profile && o->backend != CLCG_BACKEND_REFERENCE)   /* no kernels there: warned of */
         print_profile(res, info, size);
     fflush(stdout);
 }
@@ -235,6 +235,18 @@ static void json_str(FILE *f, const char *s)
         s += n ? n : 1;
     }
     fputc('"', f);
+}
+
+/* the shortest form that reads back as v (an option as given: --rtol 0.99999 is not 1) */
+static void json_exact(FILE *f, double v)
+{
+    char buf[32];
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, f);
 }
 
 static void json_num(FILE *f, double v)
@@ -290,10 +302,12 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         fprintf(f, ",\n  \"matrix\": ");
         json_str(f, p->name);
         fprintf(f, ", \"n\": %lld, \"nnz\": %lld,\n", (long long)p->A.n, (long long)p->nnz);
-        fprintf(f, "  \"options\": {\"rtol\": %.3g, \"max_iterations\": %lld, \"precond\": \"%s\", "
+        fprintf(f, "  \"options\": {\"rtol\": ");
+        json_exact(f, o->rtol);
+        fprintf(f, ", \"max_iterations\": %lld, \"precond\": \"%s\", "
                    "\"exchange\": \"%s\", \"format\": \"%s\", \"variant\": \"%s\", \"variant_asked\": \"%s\", "
                    "\"tuning\": ",
-                o->rtol, (long long)o->max_it, precond_name(o->precond), exchange_name(o->exchange),
+                (long long)o->max_it, precond_name(o->precond), exchange_name(o->exchange),
                 info->format, info->variant, o->variant);
         json_str(f, info->tuning);
         fprintf(f, ", \"exchange_in_place_ranks\": %d, \"pack_first_ranks\": %d, \"boundary_beside_ranks\": %d",

@@ -103,6 +103,26 @@ print(subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.DEVNULL).returnco
 else
   skip "standard output's reader gone" "no python3"
 fi
+# the reader gone after the report, before "solution written to" (SIGPIPE ignored, the record
+# written to a FIFO meanwhile): status 3, that line's loss named; the files were complete
+if command -v python3 >/dev/null 2>&1 && mkfifo "$t/pipe/late.fifo" 2>/dev/null; then
+  got=$(python3 -c '
+import os, signal, subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     preexec_fn=lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN))
+for line in p.stdout:
+    if line.startswith(b"time:"):
+        break
+p.stdout.close()
+with open(sys.argv[1]) as f:
+    f.read()
+err = p.stderr.read().decode()
+print(p.wait(), err.strip())' "$t/pipe/late.fifo" "$CLCG_BIN" --generate poisson2d:20 -o "$t/pipe/late.mtx" --json "$t/pipe/late.fifo")
+  [ "$got" = "3 clcg-mpi: cannot write the report to standard output: Broken pipe" ] && [ -s "$t/pipe/late.mtx" ]
+  ok $? "standard output's reader gone before \"solution written to\": status 3, named ($got)"
+else
+  skip "standard output's reader gone before \"solution written to\"" "no python3 or no FIFO"
+fi
 # --monitor: the problem's line first, then ||r||/||b|| at iterations 0..N, then the rest of
 # the report; the last residual printed is the one reported, and N the iterations counted
 for np in 1 2; do
@@ -110,7 +130,7 @@ for np in 1 2; do
     timeout 120 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:12 --monitor $how --json "$t/mon.json" >"$t/out" 2>"$t/err"; rc=$?
     it=$(json_num "$t/mon.json" iterations)
     rec=$(sed -n 's/^  ||r||\/||b|| (recursive) = //p' "$t/out")
-    [ $rc -eq 0 ] && [ -n "$it" ] && sed -n 1p "$t/out" | grep -q "^clcg-mpi [0-9.]*: poisson2d:12,12,1, n = 144, nnz = 672, $np rank" &&
+    [ $rc -eq 0 ] && [ -n "$it" ] && sed -n 1p "$t/out" | grep -q "^clcg-mpi [0-9.]*: poisson2d:12,12, n = 144, nnz = 672, $np rank" &&
       awk -v n="$it" -v rec="$rec" 'NR == 1 { next }
         NR <= n + 2 { if ($1 != NR - 2 || $2 != "||r||/||b||" || $3 != "=") bad = 1; last = $4; next }
         NR == n + 3 { if ($1 != "solver:") bad = 1 }
@@ -166,6 +186,14 @@ ok $? "a prefix of one option is that option (--rep 2: rc=$rc)"
 usage_error "--generate twice" --generate poisson2d:4 --generate poisson3d:4
 grep -q "generate given twice ('poisson2d:4', then 'poisson3d:4')" "$t/err"
 ok $? "--generate twice: both named ($(head -c 120 "$t/err"))"
+# the record keeps --rtol as given (0.99999 is not 1), and a poisson2d's name is one --generate takes
+"$CLCG_BIN" --generate poisson2d:5 --rtol 0.99999 -q --json "$t/rt.json" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '"rtol": 0.99999,' "$t/rt.json" && grep -q '"matrix": "poisson2d:5,5",' "$t/rt.json"
+ok $? "the record's rtol and generator name as given (rc=$rc: $(grep -o '"matrix[^,]*,[^,]*' "$t/rt.json"; grep -o '"rtol": [^,]*' "$t/rt.json"))"
+# --reference has no kernels: --profile is warned of, and no empty table follows
+"$CLCG_BIN" --generate poisson2d:5 --reference --profile >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && grep -q "profile does not apply" "$t/err" && ! grep -q "profile\|overhead" "$t/out"
+ok $? "--reference --profile: a warning and no table (rc=$rc)"
 usage_error "--device with --devices-per-rank 2 (one device, or two?)" --device 0 --devices-per-rank 2 x.mtx
 # an unknown letter inside an argument is named, not the program or the option before it
 for args in "-m.mtx" "-q -m.mtx" "-qm x.mtx" "--output=x.mtx -m.mtx"; do
@@ -203,6 +231,10 @@ usage_error "unknown preconditioner" --precond ilu x.mtx
 usage_error "unknown exchange" --exchange broadcast x.mtx
 usage_error "unknown format" --format coo x.mtx
 usage_error "two matrices" a.mtx b.mtx
+usage_error "an empty matrix name" ''
+grep -q "^clcg-mpi: the matrix: the file name is empty$" "$t/err"; ok $? "the empty matrix name said as such ($(head -c 120 "$t/err"))"
+usage_error "an empty --rhs name" x.mtx --rhs ''
+grep -q "^clcg-mpi: --rhs: the file name is empty$" "$t/err"; ok $? "the empty --rhs name said as such ($(head -c 120 "$t/err"))"
 usage_error "matrix and --generate" a.mtx --generate poisson2d:4
 usage_error "unknown generator" --generate cube:4
 usage_error "generator without size" --generate poisson3d
