@@ -401,53 +401,63 @@ out:
     return st;
 }
 
-/* The default right-hand side b = A*1, where it vanishes within the rounding of its rows'
- * sums (each |fl(sum_j a_ij) - sum_j a_ij| is below len_i eps sum_j |a_ij|, the rounding of
- * values read from decimals included): then A*1 = 0 to double precision, the vector of ones
- * is a null vector and A is singular, as a Laplacian without a boundary condition is.  CG
- * would "converge" there to noise (b itself is noise).
+/* The default right-hand side b = A*1 (as any SpMV forms it), where A*1 is so small that the
+ * matrix is singular to double precision.  A*1 is taken here with each row's sum carried in
+ * twice the working precision: that of the values read, not the error of adding them up
+ * (in plain double, len_i eps sum_j |a_ij| at worst).  With D = diag(A) and v = D^1/2 1,
+ * Ahat = D^-1/2 A D^-1/2 has Ahat v = D^-1/2 A*1 and a largest eigenvalue of at least 1 (its
+ * diagonal), so cond_2(Ahat) >= ||v|| / ||D^-1/2 A*1||: where every |b_i| <= 64 eps a_ii
+ * (sum b_i^2/a_ii <= (64 eps)^2 sum a_ii), that bound passes 1/(64 eps), the rule the solve's
+ * verdicts take too, and it is taken on Ahat so that a matrix only badly scaled is never
+ * called singular.  A Laplacian without a boundary condition is such a matrix: its rows sum
+ * to zero up to the rounding of values read from decimals (u sum_j |a_ij| = 2u a_ii), and
+ * b = A*1 would be noise, which CG would "converge" to.
  * The same within a block of rows: rows with no entry outside the block (a connected part
- * of A's graph) that all sum to zero within rounding make A singular as well, 1 on the
- * block and 0 elsewhere being a null vector (a Laplacian block without a boundary condition
- * beside others with one).  From the rows whose sum passes rounding each rank follows its
- * own entries; then the rows reached go to the ranks that hold them as ghosts, which follow
- * on from there, round after round, until no rank reaches more.  A row none of them reaches
- * is in such a block.  (After CHECK_ROUNDS rounds, rare orderings whose paths cross ranks at
- * nearly every step, the test gives up without a verdict.)  Blocks only with h, where the
- * pattern is symmetric: the rows are followed through their columns, across ranks the other
- * way.  Collective. */
+ * of A's graph) whose |b_i| are all at most 64 eps a_ii make A singular as well, by the
+ * same bound on that block (its eigenvalues are A's), 1 on the block and 0 elsewhere being
+ * nearly a null vector (a Laplacian block without a boundary condition beside others with
+ * one).  From the rows past that bound each rank follows its own entries; then the rows
+ * reached go to the ranks that hold them as ghosts, which follow on from there, round after
+ * round, until no rank reaches more.  A row none of them reaches is in such a block.  (After
+ * CHECK_ROUNDS rounds, rare orderings whose paths cross ranks at nearly every step, the test
+ * gives up without a verdict.)  Blocks only with h, where the pattern is symmetric: the rows
+ * are followed through their columns, across ranks the other way.  Collective. */
 #define CHECK_ROUNDS 64
 static clcg_status check_ones(MPI_Comm comm, const char *name, const clcg_csr *A, clcg_halo *h,
-                              const double *b)
+                              const double *ones)
 {
     const int64_t n = A->nrows;
     int32_t *queue = NULL;
     double *seen = NULL;   /* 1 reached, 0 not, over the columns (ghosts from their owners) */
+    double *b = NULL;      /* A*1, each row's sum in twice the working precision */
     clcg_status st = clcg_malloc(&queue, (size_t)n + 1, sizeof *queue, "row queue");
     if (st == CLCG_OK)
         st = clcg_calloc(&seen, (size_t)A->ncols + 1, sizeof *seen, "row marks");
+    if (st == CLCG_OK)
+        st = clcg_calloc(&b, (size_t)n + 1, sizeof *b, "the row sums");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    clcg_residual_rows(A, ones, b, b);   /* 0 - A*1 */
     int64_t head = 0, tail = 0, more = 1;
-    double s[2] = {0.0, 0.0};   /* ||b||^2, sum of (len_i sum_j |a_ij|)^2 */
+    const double tau = 1.0 / CLCG_COND_SINGULAR;   /* 64 eps */
+    double s[2] = {0.0, 0.0};   /* sum b_i^2 / a_ii, sum a_ii */
     for (int64_t i = 0; i < n; i++) {
-        double m = 0.0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            m += fabs(A->val[k]);
-        const double t = (double)(A->rowptr[i + 1] - A->rowptr[i]) * m;
-        s[0] += b[i] * b[i];
-        s[1] += t * t;
-        if (fabs(b[i]) > DBL_EPSILON * t) {   /* a seed: its sum passes rounding */
+        const double d = clcg_diag_of(A, i);   /* positive: checked as the matrix was read */
+        const double q = d > 0.0 ? b[i] / sqrt(d) : 0.0;   /* (b_i^2 itself may underflow; the sign of
+                                                                 0 - A*1 is of no matter) */
+        s[0] += q * q;
+        s[1] += d > 0.0 ? d : 0.0;
+        if (!(fabs(b[i]) <= tau * d)) {   /* a seed: its sum is past the bound */
             seen[i] = 1.0;
             queue[tail++] = (int32_t)i;
         }
     }
     if (MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the row sums failed");
-    else if (s[1] > 0.0 && s[0] <= DBL_EPSILON * DBL_EPSILON * s[1])
+    else if (s[1] > 0.0 && s[0] <= tau * tau * s[1])
         st = clcg_error(CLCG_ERR_NOT_SPD, "%s: the matrix is singular to double precision: its rows sum to zero "
-                        "within rounding (||A*1|| = %.3e, rounding allows %.3e), as a Laplacian's do without a "
-                        "boundary condition; A*1, the right-hand side when --rhs is not given, is only noise",
-                        name, sqrt(s[0]), DBL_EPSILON * sqrt(s[1]));
+                        "within rounding (A*1 gives cond(D^-1/2 A D^-1/2) >= %.3e, past 1/(64 eps) = %.1e), as a "
+                        "Laplacian's do without a boundary condition; A*1, the right-hand side when --rhs is not "
+                        "given, is only noise", name, s[0] > 0.0 ? sqrt(s[1] / s[0]) : INFINITY, 1.0 / tau);
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     if (!h)
         goto out;
@@ -498,6 +508,7 @@ static clcg_status check_ones(MPI_Comm comm, const char *name, const clcg_csr *A
 out:
     free(queue);
     free(seen);
+    free(b);
     return st;
 }
 
@@ -548,12 +559,12 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
     if (o->rhs) {
         CLCG_CHECK(st, read_rhs(comm, o->rhs, p), out);
     } else {
-        spmv_job j = {&p->A, ones, p->b};
         for (int64_t i = 0; i < p->A.ncols; i++)
             ones[i] = 1.0;
+        spmv_job j = {&p->A, ones, p->b};
         clcg_parallel_for(p->A.nrows, spmv_rows, &j);   /* rows apart: the same sums */
         p->known_solution = 1;
-        CLCG_CHECK(st, check_ones(comm, p->name, &p->A, p->unchecked ? NULL : &p->halo, p->b), out);
+        CLCG_CHECK(st, check_ones(comm, p->name, &p->A, p->unchecked ? NULL : &p->halo, ones), out);
     }
     p->exp_b = range_exponent(comm, p->b, p->A.nrows);
     scale_by(p->b, p->A.nrows, p->exp_b);
