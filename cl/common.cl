@@ -88,11 +88,13 @@ inline real warp_down(real v, uint w)
 #define S_BETA 5
 #define S_RZ 6
 #define S_PQ 7
+#define S_GROW2 8   /* r'z past this (when positive): stop, STOP_GREW; set by the host */
 
 #define STOP_CONVERGED 1.0
 #define STOP_INDEFINITE 2.0
 #define STOP_NANORINF 3.0
 #define STOP_BREAKDOWN 4.0
+#define STOP_GREW 5.0   /* r'z grew past what CG on an SPD matrix allows (src/clcg_impl.h) */
 
 /* Dot products are summed in double-double: a pair (hi, lo) with hi + lo the sum and
  * |lo| <= ulp(hi)/2 (error-free TwoSum, then renormalized).  The rounded result hi is then

@@ -34,6 +34,8 @@
         stop = STOP_CONVERGED;                                                         \
     else if (!(rz > 0))                                                                \
         stop = STOP_BREAKDOWN;                                                         \
+    else if (scal[S_GROW2] > 0 && rz > scal[S_GROW2])                                  \
+        stop = STOP_GREW;                                                              \
     if (live && get_global_id(0) == 0) {                                               \
         scal[S_RR] = rr;                                                               \
         scal[S_RZ] = rz;                                                               \

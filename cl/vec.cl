@@ -185,7 +185,7 @@ kernel void update_p_list(uint n, global const uint *rows, global const real *r,
 }
 
 /* Convergence and breakdown check on the partial sums of iteration `its`: stop when
- * r'r <= tol^2, or r'z is not positive / not finite.  One work-group. */
+ * r'r <= tol^2, or r'z is not positive / not finite, or past scal[S_GROW2].  One work-group. */
 kernel void check_stop(global const dsum *rr_part, uint n_rr, global const dsum *rz_part, uint n_rz,
                        global real *scal, uint its, local dsum *buf)
 {
@@ -201,6 +201,8 @@ kernel void check_stop(global const dsum *rr_part, uint n_rr, global const dsum 
             scal[S_STOP] = STOP_CONVERGED;
         else if (!(rz > 0))
             scal[S_STOP] = STOP_BREAKDOWN;
+        else if (scal[S_GROW2] > 0 && rz > scal[S_GROW2])
+            scal[S_STOP] = STOP_GREW;
         if (scal[S_STOP] != 0)
             scal[S_ITS] = its;
     }

@@ -281,6 +281,7 @@ static clcg_status start(cg_ctx *c, int d, double tol2)
     double sc[S_COUNT] = {0};
     const size_t ob = (size_t)(s->nrows ? s->nrows : 1) * sizeof(double);
     sc[S_TOL2] = tol2;
+    sc[S_GROW2] = c->grow2;   /* the fused kernels' growth test (clcg_grew), every iteration */
     CLCG_CL(clEnqueueWriteBuffer(s->dev.queue, s->scal, CL_TRUE, 0, sizeof sc, sc, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->q, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
     CLCG_CL(clEnqueueFillBuffer(s->dev.queue, s->x, &zero, sizeof zero, 0, ob, 0, NULL, NULL));
@@ -312,6 +313,7 @@ static clcg_outcome outcome_of(double code)
     case STOP_INDEFINITE: return CLCG_DIVERGED_INDEFINITE;
     case STOP_NANORINF: return CLCG_DIVERGED_NANORINF;
     case STOP_BREAKDOWN: return CLCG_DIVERGED_BREAKDOWN;
+    case STOP_GREW: return CLCG_DIVERGED_SINGULAR;
     default: return CLCG_DIVERGED_ITS;
     }
 }
@@ -342,8 +344,6 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
     }
     double stop = 0.0;
     int64_t shown = -1;   /* the last iteration --monitor printed */
-    int64_t grew = -1;    /* the residual grew too far, seen after this iteration... */
-    double grew_rz = 0.0, grew_rr = 0.0;   /* ...with these r'z and r'r */
     for (k = 0; k < so.max_it; k++) {
         const int par = (int)(k & 1);
         if (s->fmt == FMT_CSR_ADAPTIVE) {
@@ -376,12 +376,6 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
                 printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(c->mon_base + (shown = k)), sqrt(sc[S_RR]) / bnorm);
             if ((stop = sc[S_STOP]) != 0.0)
                 break;
-            if (clcg_grew(sc[S_RZ], c->grow2)) {
-                grew = k++;
-                grew_rz = sc[S_RZ];
-                grew_rr = sc[S_RR];
-                break;
-            }
             continue;
         }
         if ((k + 1) % check_every == 0) {
@@ -395,13 +389,7 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
                 CLCG_CL(clWaitForEvents(1, &pending));
                 clReleaseEvent(pending);
                 c->syncs++;
-                if ((stop = sc[pend_slot * S_COUNT + S_STOP]) != 0.0 ||
-                    clcg_grew(sc[pend_slot * S_COUNT + S_RZ], c->grow2)) {
-                    if (stop == 0.0) {   /* seen in the read issued after iteration k - check_every */
-                        grew = k - check_every;
-                        grew_rz = sc[pend_slot * S_COUNT + S_RZ];
-                        grew_rr = sc[pend_slot * S_COUNT + S_RR];
-                    }
+                if ((stop = sc[pend_slot * S_COUNT + S_STOP]) != 0.0) {
                     pending = ev;
                     pend_slot = slot;
                     k++;
@@ -438,11 +426,8 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
     if (res->outcome == CLCG_DIVERGED_INDEFINITE || res->outcome == CLCG_DIVERGED_NANORINF)
         res->iterations = (int64_t)sc[S_ITS];
     res->rel_residual = sqrt(sc[S_RR]) / bnorm;
-    if (grew >= 0 && sc[S_STOP] == 0.0) {   /* the iteration and residual that showed it */
-        clcg_grew_stop(res, grew_rz, c->grow2);
-        res->iterations = grew;
-        res->rel_residual = sqrt(grew_rr) / bnorm;
-    }
+    if (sc[S_STOP] == STOP_GREW)   /* tested on the device every iteration, as on several */
+        clcg_grew_stop(res, sc[S_RZ], c->grow2);
     /* the last residual, where the loop has not shown it: converged, at the limit, broken down */
     if (so.monitor && c->rank == 0 && res->iterations > shown && isfinite(res->rel_residual))
         printf("%6lld  ||r||/||b|| = %.6e\n", (long long)(c->mon_base + res->iterations), res->rel_residual);

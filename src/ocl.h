@@ -19,8 +19,8 @@ clcg_status clcg_cl_fail(const char *file, int line, const char *call, cl_int er
 #define clcg_cl_fail_if(e, call) ((e) == CL_SUCCESS ? CLCG_OK : clcg_cl_fail(__FILE__, __LINE__, call, (e)))
 
 /* Slots of the device scalar buffer (mirror cl/common.cl). */
-enum { S_STOP = 0, S_ITS, S_TOL2, S_RR, S_ALPHA, S_BETA, S_RZ, S_PQ, S_COUNT };
-enum { STOP_NONE = 0, STOP_CONVERGED, STOP_INDEFINITE, STOP_NANORINF, STOP_BREAKDOWN };
+enum { S_STOP = 0, S_ITS, S_TOL2, S_RR, S_ALPHA, S_BETA, S_RZ, S_PQ, S_GROW2, S_COUNT };
+enum { STOP_NONE = 0, STOP_CONVERGED, STOP_INDEFINITE, STOP_NANORINF, STOP_BREAKDOWN, STOP_GREW };
 
 typedef struct {
     cl_platform_id platform;

@@ -119,9 +119,11 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     if (res->outcome == CLCG_DIVERGED_SINGULAR && res->growth > 0.0) {
         fprintf(stderr, "clcg-mpi: %s: %s, or not positive definite: after %lld iteration%s the residual (sqrt(r'z), "
                 "z the preconditioned one) had grown to %.1e times its start, which CG on an SPD matrix allows only "
-                "where the (preconditioned) matrix's condition number is at least %.1e, past 1/(64 eps) = %.1e\n",
+                "where the (preconditioned) matrix's condition number is at least %.1e, past 1/(64 eps) = %.1e%s\n",
                 p->name, clcg_outcome_message(res->outcome), (long long)res->iterations, plural(res->iterations),
-                res->growth, res->cond_low, CLCG_COND_SINGULAR);
+                res->growth, res->cond_low, CLCG_COND_SINGULAR,
+                o->precond == CLCG_PRECOND_NONE ? " (with --precond none, A's own: a matrix only badly scaled may "
+                "still solve with --precond jacobi)" : "");
         return;
     }
     if (res->outcome == CLCG_DIVERGED_SINGULAR) {

@@ -1116,22 +1116,26 @@ typedef struct {
     double stop_in, tol2;
     double want_stop;     /* 0: runs; else the stop code */
     int rows;             /* every third row, part_off PART_OFF */
+    double grow2;         /* scal[S_GROW2] where positive (else left SENTINEL: no growth test) */
 } cg_case;
 
 static const cg_case cg_cases[] = {
-    {"runs, Jacobi, first=0", {0.5, 1.5, 0.25, 2.0, 0.75}, {1.0, 0.5, 2.5}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 0, 0},
-    {"runs, no preconditioner, first=0", {0.3, 0.1, 0.2, 0.4, 0.6}, {2.0, 1.0, 0.125}, {1.0, 1.0, 1.0, 1.0}, 0, 0, 0, 0, 1e-12, 0, 0},
-    {"runs, Jacobi, first=1 (beta = 0, rz_prev NaN and unused)", {1.0, 2.0, 3.0, 4.0, 5.0}, {0}, {1.0, 2.0, 3.0, 4.0}, 1, 1, 1, 0, 1e-12, 0, 0},
-    {"runs, rows list", {0.5, 1.5, 0.25, 2.0, 0.75}, {1.0, 0.5, 2.5}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 0, 1},
-    {"converged: rr <= tol2", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1e-4, 2e-4, 0.0, 1e-4}, 0, 0, 1, 0, 1e-3, 1, 0},
-    {"converged: rr = tol2 exactly", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {0.25, 0.5, 0.125, 0.125}, 0, 0, 1, 0, 1.0, 1, 0},
-    {"breakdown: rz < 0", {0.5, -1.0, 0.25, 0.0, 0.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 4, 0},
-    {"breakdown: rz = 0", {0.0, 0.0, 0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 0, 0, 1e-12, 4, 0},
-    {"NaN in rr", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1.0, NAN, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 3, 0},
-    {"Inf in rz", {1.0, INFINITY, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 3, 0},
-    {"converged before breakdown (rr <= tol2, rz < 0)", {-1.0, 0.0, 0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {1e-6, 0.0, 0.0, 0.0}, 0, 0, 1, 0, 1.0, 1, 0},
-    {"NaN before converged (rr <= tol2, rz NaN)", {1.0, NAN, 0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {1e-6, 0.0, 0.0, 0.0}, 0, 0, 1, 0, 1.0, 3, 0},
-    {"already stopped: nothing written", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 2.0, 1e-12, -1, 0},
+    {"runs, Jacobi, first=0", {0.5, 1.5, 0.25, 2.0, 0.75}, {1.0, 0.5, 2.5}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 0, 0, 0},
+    {"runs, no preconditioner, first=0", {0.3, 0.1, 0.2, 0.4, 0.6}, {2.0, 1.0, 0.125}, {1.0, 1.0, 1.0, 1.0}, 0, 0, 0, 0, 1e-12, 0, 0, 0},
+    {"runs, Jacobi, first=1 (beta = 0, rz_prev NaN and unused)", {1.0, 2.0, 3.0, 4.0, 5.0}, {0}, {1.0, 2.0, 3.0, 4.0}, 1, 1, 1, 0, 1e-12, 0, 0, 0},
+    {"runs, rows list", {0.5, 1.5, 0.25, 2.0, 0.75}, {1.0, 0.5, 2.5}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 0, 1, 0},
+    {"converged: rr <= tol2", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1e-4, 2e-4, 0.0, 1e-4}, 0, 0, 1, 0, 1e-3, 1, 0, 0},
+    {"converged: rr = tol2 exactly", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {0.25, 0.5, 0.125, 0.125}, 0, 0, 1, 0, 1.0, 1, 0, 0},
+    {"breakdown: rz < 0", {0.5, -1.0, 0.25, 0.0, 0.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 4, 0, 0},
+    {"breakdown: rz = 0", {0.0, 0.0, 0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 0, 0, 1e-12, 4, 0, 0},
+    {"NaN in rr", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1.0, NAN, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 3, 0, 0},
+    {"Inf in rz", {1.0, INFINITY, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 3, 0, 0},
+    {"converged before breakdown (rr <= tol2, rz < 0)", {-1.0, 0.0, 0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {1e-6, 0.0, 0.0, 0.0}, 0, 0, 1, 0, 1.0, 1, 0, 0},
+    {"NaN before converged (rr <= tol2, rz NaN)", {1.0, NAN, 0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {1e-6, 0.0, 0.0, 0.0}, 0, 0, 1, 0, 1.0, 3, 0, 0},
+    {"already stopped: nothing written", {1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 2.0, 1e-12, -1, 0, 0},
+    {"grew: rz > grow2", {1.0, 2.0, 3.0, 4.0, 5.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 1, 0, 1e-12, 5, 0, 10.0},
+    {"runs: rz = grow2 exactly", {1.0, 2.0, 3.0, 4.0, 5.0}, {1.0, 1.0, 1.0}, {1.0, 2.0, 3.0, 4.0}, 0, 0, 0, 0, 1e-12, 0, 0, 15.0},
+    {"converged before growth (rr <= tol2, rz > grow2)", {1.0, 2.0, 3.0, 4.0, 5.0}, {1.0, 1.0, 1.0}, {1e-6, 0.0, 0.0, 0.0}, 0, 0, 1, 0, 1.0, 1, 0, 10.0},
 };
 
 static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kernel k, const char *label)
@@ -1191,6 +1195,8 @@ static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kern
                 scal_in[j] = SENTINEL;
             scal_in[S_STOP] = cc->stop_in;
             scal_in[S_TOL2] = cc->tol2;
+            if (cc->grow2 > 0)
+                scal_in[S_GROW2] = cc->grow2;
             put(bscal, S_COUNT, scal_in);
             pput(bcur, N_CUR, cc->rz_cur);
             pput(bprev, N_PREV, cc->prev_poisoned ? nanv : cc->rz_prev);
@@ -1254,7 +1260,7 @@ static void test_spmv_cg(const tmat *m, const tfmt *f, const tstore *st, cl_kern
                 bad += !close_to("scal[S_RZ]", scal[S_RZ], rz, 4.0 * N_CUR * EPS * abs_sum(N_CUR, cc->rz_cur));
                 for (int j = S_ALPHA; j < S_COUNT; j++)
                     if (j != S_RZ)
-                        bad += !close_to("scal[other] (untouched)", scal[j], SENTINEL, 0.0);
+                        bad += !close_to("scal[other] (untouched)", scal[j], scal_in[j], 0.0);
                 if (cc->rows) {
                     for (int64_t i = 0; i < n; i++) {
                         const int listed = i % 3 == 0;
@@ -1348,6 +1354,8 @@ static void test_update_p_cg(void)
                     scal_in[j] = SENTINEL;
                 scal_in[S_STOP] = cc->stop_in;
                 scal_in[S_TOL2] = cc->tol2;
+                if (cc->grow2 > 0)
+                    scal_in[S_GROW2] = cc->grow2;
                 put(bscal, S_COUNT, scal_in);
                 pput(bcur, N_CUR, cc->rz_cur);
                 pput(bprev, N_PREV, cc->prev_poisoned ? nanv : cc->rz_prev);
@@ -2373,16 +2381,20 @@ static void test_check_stop(void)
         const char *name;
         double rr_scale, rz_shift, tol2, stop_in, want;   /* want < 0: stopped on entry */
         int nan_rr, inf_rz;
+        double grow2;   /* scal[S_GROW2] where positive, else left SENTINEL (no growth test) */
     } cases[] = {
-        {"runs: r'r > tol2, r'z > 0", 1.0, 1.0, 1e-12, 0.0, 0.0, 0, 0},
-        {"converged: r'r <= tol2", 1e-8, 1.0, 1e-3, 0.0, 1.0, 0, 0},
-        {"converged: r'r = tol2 exactly", -1.0, 1.0, 1.0, 0.0, 1.0, 0, 0},
-        {"breakdown: r'z < 0", 1.0, -1.0, 1e-12, 0.0, 4.0, 0, 0},
-        {"NaN in r'r", 1.0, 1.0, 1e-12, 0.0, 3.0, 1, 0},
-        {"Inf in r'z", 1.0, 1.0, 1e-12, 0.0, 3.0, 0, 1},
-        {"converged before breakdown", 1e-8, -1.0, 1e-3, 0.0, 1.0, 0, 0},
-        {"NaN before converged", 1e-8, 1.0, 1e-3, 0.0, 3.0, 1, 0},
-        {"stopped on entry: nothing written", 1.0, 1.0, 1e-12, 3.0, -1.0, 0, 0},
+        {"runs: r'r > tol2, r'z > 0", 1.0, 1.0, 1e-12, 0.0, 0.0, 0, 0, 0},
+        {"converged: r'r <= tol2", 1e-8, 1.0, 1e-3, 0.0, 1.0, 0, 0, 0},
+        {"converged: r'r = tol2 exactly", -1.0, 1.0, 1.0, 0.0, 1.0, 0, 0, 0},
+        {"breakdown: r'z < 0", 1.0, -1.0, 1e-12, 0.0, 4.0, 0, 0, 0},
+        {"NaN in r'r", 1.0, 1.0, 1e-12, 0.0, 3.0, 1, 0, 0},
+        {"Inf in r'z", 1.0, 1.0, 1e-12, 0.0, 3.0, 0, 1, 0},
+        {"converged before breakdown", 1e-8, -1.0, 1e-3, 0.0, 1.0, 0, 0, 0},
+        {"NaN before converged", 1e-8, 1.0, 1e-3, 0.0, 3.0, 1, 0, 0},
+        {"stopped on entry: nothing written", 1.0, 1.0, 1e-12, 3.0, -1.0, 0, 0, 0},
+        {"grew: r'z > grow2", 1.0, 8.0, 1e-12, 0.0, 5.0, 0, 0, 4.0},
+        {"runs: r'z below grow2", 1.0, 1.0, 1e-12, 0.0, 0.0, 0, 0, 4.0},
+        {"converged before growth", 1e-8, 8.0, 1e-3, 0.0, 1.0, 0, 0, 4.0},
     };
     const cl_uint its = 41;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -2410,6 +2422,8 @@ static void test_check_stop(void)
             scal_in[j] = SENTINEL;
         scal_in[S_STOP] = cases[c].stop_in;
         scal_in[S_TOL2] = cases[c].tol2;
+        if (cases[c].grow2 > 0)
+            scal_in[S_GROW2] = cases[c].grow2;
         cl_mem brr = pbuf_from(NRR, rr), brz = pbuf_from(NRZ, rz), bscal = dbuf(S_COUNT);
         for (int t = 0; t < NSHAPES(few_shapes); t++) {
             const shape one = {few_shapes[t].wg, 1};
@@ -2440,7 +2454,7 @@ static void test_check_stop(void)
             bad += !close_to("scal[S_TOL2] (untouched)", scal[S_TOL2], cases[c].tol2, 0.0);
             for (int j = S_ALPHA; j < S_COUNT; j++)
                 if (j != S_RZ)
-                    bad += !close_to("scal[other] (untouched)", scal[j], SENTINEL, 0.0);
+                    bad += !close_to("scal[other] (untouched)", scal[j], scal_in[j], 0.0);
         }
         tap_ok(bad == 0, "%s (%d r'r and %d r'z partials, local sizes 32/64/128)", label, NRR, NRZ);
         release(brr);

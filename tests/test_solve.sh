@@ -354,6 +354,26 @@ for np in 1 2; do
     le "$tp" "$(awk -v a="$ts" 'BEGIN { print 10 * a }')" && le "$r" 1e-4
   ok $? "random Laplacian + 1e-10 I, pipelined, $np rank(s): converged to the limit (rc=$rc), true residual $tp, standard's $ts; plain-double check $r"
 done
+# the complete graph's Laplacian on 500 vertices + 1e-10 I: SPD, condition number 5e12, whose
+# rows of 500 entries cancel to 1e-10 of their 999; A*1 is no noise and the matrix is solved
+# (a bound of len_i eps sum_j |a_ij| on the rows' sums refused it as singular).  Without the
+# shift it is refused
+for shift in 1e-10 0; do
+  awk -v s=$shift 'BEGIN { n = 500; printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, n * (n + 1) / 2
+    for (j = 1; j <= n; j++) { printf "%d %d %.17g\n", j, j, n - 1 + s; for (i = j + 1; i <= n; i++) printf "%d %d -1\n", i, j } }' >"$t/kn.mtx"
+  for np in 1 2; do
+    timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/kn.mtx" -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
+    if [ $shift = 0 ]; then
+      [ $rc -eq 4 ] && grep -q 'singular to double precision: its rows sum to zero within rounding' "$t/err"
+      ok $? "K_500 Laplacian, $np rank(s): refused as singular (rc=$rc $(head -c 160 "$t/err"))"
+    else
+      r=$(json_num "$t/s.json" true)
+      [ $rc -eq 0 ] && [ "$(errors "$t/err")" -eq 0 ] && le "$r" 2e-8
+      ok $? "K_500 Laplacian + 1e-10 I, $np rank(s): solved (rc=$rc), true residual $r $(head -c 160 "$t/err")"
+    fi
+    rm -f "$t/x.mtx" "$t/s.json"
+  done
+done
 # a singular matrix: a chain Laplacian without a boundary condition, weights of three decimals
 # (its rows sum to zero within the rounding of the values read).  Without --rhs, b = A*1 is
 # noise: refused before the solve.  With b = 1, outside its range, the recurrences may still
@@ -429,6 +449,31 @@ for np in 1 2; do
     r=$(residual "$t/dld.mtx" "$t/x.mtx" "$t/dld_b.mtx")
     [ $rc -eq 0 ] && le "$r" 1e-5
     ok $? "D L D with d over 9 decades, b of mixed signs, $how, $np rank(s): solved (rc=$rc), true residual $r $(head -c 120 "$t/err")"
+  done
+done
+# the same over 16 decades, a 2-D Laplacian (14 x 14, + 0.1 I) between D and D, with
+# --precond none: r'z spikes past the growth bound (cond(A) itself is past 1e30) for a single
+# iteration.  The verdict and its iteration are the same on one device, where the stop flag is
+# read back every 4th iteration (the test runs on the device every one), with --monitor, in
+# the reference and on two ranks
+awk 'BEGIN { m = 14; n = m * m; for (i = 0; i < n; i++) d[i] = exp(log(10) * (-8 + 16 * i / (n - 1)))
+  printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, n + 2 * m * (m - 1)
+  for (i = 0; i < n; i++) { if (i >= m) printf "%d %d %.17g\n", i + 1, i - m + 1, -d[i] * d[i - m]
+    if (i % m > 0) printf "%d %d %.17g\n", i + 1, i, -d[i] * d[i - 1]
+    printf "%d %d %.17g\n", i + 1, i + 1, 4.1 * d[i] * d[i] } }' >"$t/dld16.mtx"
+for seed in 1 2; do
+  awk -v s=$seed 'BEGIN { n = 196; x = s; printf "%%%%MatrixMarket matrix array real general\n%d 1\n", n
+    for (i = 1; i <= n; i++) { x = (x * 16807) % 2147483647; printf "%.17g\n", x / 2147483647 - 0.5 } }' >"$t/dld16_b.mtx"
+  want=""
+  for how in "--reference:1" "-q:1" "--monitor:1" "-q:2"; do
+    rm -f "$t/s.json"
+    timeout 300 $MPIEXEC -n ${how#*:} "$CLCG_BIN" "$t/dld16.mtx" --rhs "$t/dld16_b.mtx" --precond none ${how%:*} \
+      --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
+    got="$(grep -o '"outcome": "[A-Z_]*"' "$t/s.json" | cut -d'"' -f4) $(json_num "$t/s.json" iterations)"
+    [ -n "$want" ] || want=$got
+    [ $rc -eq 4 ] && [ "$got" = "$want" ] && [ "${got% *}" = DIVERGED_SINGULAR ] &&
+      grep -q "had grown to .* (with --precond none, A's own" "$t/err"
+    ok $? "D L D over 16 decades, --precond none, b seed $seed, ${how%:*} on ${how#*:} rank(s): $got as the reference's $want (rc=$rc)"
   done
 done
 # values far from 1: b'b, p'Ap and the residuals would leave double range (b'b of 1e-170
