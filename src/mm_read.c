@@ -466,7 +466,8 @@ static clcg_status parse_entries(const char *path, const clcg_mm_header *h, cons
             if (b >= 0)
                 return binary_error(path, line, b);
             return clcg_error(CLCG_ERR_INPUT, "%s:%" PRId64 ": more entries than the %" PRId64
-                              " declared on the size line (line %" PRId64 ")", path, line, ne,
+                              " %s (line %" PRId64 ")", path, line, ne,
+                              coord ? "declared on the size line" : "that the size line's array holds",
                               h->data_line - 1);
         }
 

@@ -197,6 +197,15 @@ for np in 1 2 3; do
 done
 check_error "$t/dupinf2.mtx" 2 3
 grep -q 'A(2,1) = -inf' "$t/err"; ok $? "dupinf2.mtx: the entry is named ($(head -c 120 "$t/err"))"
+# a general file with both triangles, each summing past double alike: named as such, not
+# "not symmetric" (inf - inf) with a hint that --no-symmetry-check would help
+{ mm general; printf '2 2 6\n1 1 1\n2 2 1\n1 2 1e308\n1 2 1e308\n2 1 1e308\n2 1 1e308\n'; } >"$t/dupinf3.mtx"
+for np in 1 2 3; do
+  refused_naming "$t/dupinf3.mtx" $np 'dupinf3.mtx: A(.,.) = inf: its duplicate entries sum beyond double precision'
+done
+"$CLCG_BIN" "$t/dupinf3.mtx" --write-matrix "$t/w.mtx" 2>"$t/err"; rc=$?
+[ $rc -eq 3 ] && [ ! -e "$t/w.mtx" ] && grep -q 'A(.,.) = inf: its duplicate entries sum beyond' "$t/err"
+ok $? "dupinf3.mtx --write-matrix: the overflow named (rc=$rc, $(head -c 120 "$t/err"))"
 "$CLCG_BIN" "$t/dupinf.mtx" --write-matrix "$t/w.mtx" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ ! -e "$t/w.mtx" ] && grep -q 'A(1,1) = inf' "$t/err"
 ok $? "dupinf.mtx --write-matrix: refused (rc=$rc), nothing written"

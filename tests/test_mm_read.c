@@ -480,7 +480,7 @@ static void test_errors(void)
         {"extra.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 4\n\n2 2 4\n",
          5, "more entries than the 1 declared"},
         {"extra-array.mtx", "%%MatrixMarket matrix array real symmetric\n2 2\n1\n0\n1\n1\n", 6,
-         "more entries than the 3 declared"},
+         "more entries than the 3 that the size line's array holds"},
     };
     size_t k;
     const char *p;
