@@ -559,9 +559,9 @@ clcg_status clcg_problem_load(MPI_Comm comm, const clcg_options *o, clcg_problem
     if (o->rhs) {
         CLCG_CHECK(st, read_rhs(comm, o->rhs, p), out);
     } else {
+        spmv_job j = {&p->A, ones, p->b};
         for (int64_t i = 0; i < p->A.ncols; i++)
             ones[i] = 1.0;
-        spmv_job j = {&p->A, ones, p->b};
         clcg_parallel_for(p->A.nrows, spmv_rows, &j);   /* rows apart: the same sums */
         p->known_solution = 1;
         CLCG_CHECK(st, check_ones(comm, p->name, &p->A, p->unchecked ? NULL : &p->halo, ones), out);
