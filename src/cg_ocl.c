@@ -1563,10 +1563,9 @@ clcg_status clcg_solve_list_devices(MPI_Comm comm, const clcg_options *o)
 {
     int rank;
     clcg_status st = CLCG_OK;
-    (void)o;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0)
-        st = clcg_ocl_list(stdout);
+        st = clcg_ocl_list(stdout, o->device_type, o->platform);
     return clcg_agree(comm, st, NULL);
 }
 

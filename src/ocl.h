@@ -39,7 +39,7 @@ typedef struct {
 void clcg_pocl_cache_hint(char *out, size_t len);
 clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_devinfo **list,
                                   int *count);
-clcg_status clcg_ocl_list(FILE *out);
+clcg_status clcg_ocl_list(FILE *out, const char *type, const char *platform);
 
 /* One device in use: its context, in-order queue (profiling optional) and program. */
 typedef struct {

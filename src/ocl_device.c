@@ -214,17 +214,30 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
     return CLCG_OK;
 }
 
-clcg_status clcg_ocl_list(FILE *out)
+/* Every device OpenCL sees, each with the number that --device gives it among those a run
+ * with these --device-type and --platform would pick from ("-": not among them). */
+clcg_status clcg_ocl_list(FILE *out, const char *type, const char *platform)
 {
     clcg_devinfo *d;
-    int n;
+    int n, ngpu = 0, m = 0;
     CLCG_CALL(clcg_ocl_find_devices("all", NULL, &d, &n));
+    for (int i = 0; i < n; i++)
+        ngpu += d[i].is_gpu;
+    const char *t = type ? type : ngpu ? "gpu" : "cpu";
     fprintf(out, "%-3s %-4s %-40s %-28s %5s %9s %5s  %s\n", "#", "type", "device", "platform", "CUs",
             "memory", "fp64", "driver");
-    for (int i = 0; i < n; i++)
-        fprintf(out, "%-3d %-4s %-40.40s %-28.28s %5u %6.1f GiB %5s  %s\n", i, d[i].is_gpu ? "gpu" : "cpu",
+    for (int i = 0; i < n; i++) {
+        char num[16] = "-";
+        if (type_matches(&d[i], t) && (!platform || contains_nocase(d[i].platform_name, platform)))
+            snprintf(num, sizeof num, "%d", m++);
+        fprintf(out, "%-3s %-4s %-40.40s %-28.28s %5u %6.1f GiB %5s  %s\n", num, d[i].is_gpu ? "gpu" : "cpu",
                 d[i].name, d[i].platform_name, d[i].compute_units, (double)d[i].global_mem / (1 << 30),
                 d[i].has_fp64 ? "yes" : "no", d[i].driver);
+    }
+    fprintf(out, "%s: %s%s%s%s%s%s\n", m ? "# counts the devices a run picks from" : "no device matches",
+            !strcmp(t, "all") ? "all devices" : t, !strcmp(t, "all") ? "" : " devices",
+            type ? "" : " (the default: GPUs when there are any, else CPUs)",
+            platform ? " on platforms matching '" : "", platform ? platform : "", platform ? "'" : "");
     free(d);
     return CLCG_OK;
 }

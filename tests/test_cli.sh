@@ -482,6 +482,28 @@ usage_error "--list-devices with a matrix" --list-devices "$t/a.mtx"
 usage_error "--list-devices with --generate" --list-devices --generate poisson2d:4
 usage_error "--list-devices with --write-binary" --list-devices --write-binary "$t/a.bin"
 usage_error "--list-devices with --reference" --list-devices --reference
+# --list-devices numbers the devices as --device counts them: among those --device-type and
+# --platform leave (two PoCL devices here), "-" for the others
+if CLCG_DEVICE_TYPE=all "$CLCG_BIN" --list-devices 2>/dev/null | grep -q "Portable Computing Language"; then
+  POCL_DEVICES="pthread pthread" CLCG_DEVICE_TYPE=cpu "$CLCG_BIN" --list-devices >"$t/ld" 2>"$t/err"; rc=$?
+  nums=$(awk 'NR > 1 && / GiB /{printf "%s ", $1}' "$t/ld")
+  [ $rc -eq 0 ] && [ "$nums" = "0 1 " ] && grep -q '^# counts the devices a run picks from: cpu devices$' "$t/ld" &&
+    POCL_DEVICES="pthread pthread" CLCG_DEVICE_TYPE=cpu "$CLCG_BIN" --generate poisson2d:4 --device 1 -q &&
+    ! POCL_DEVICES="pthread pthread" CLCG_DEVICE_TYPE=cpu "$CLCG_BIN" --generate poisson2d:4 --device 2 2>"$t/err2" &&
+    grep -q -- '--device 2: only 2 matching devices' "$t/err2"
+  ok $? "--list-devices numbers the two CPU devices 0 and 1, as --device takes them (rc=$rc: $nums$(head -c 200 "$t/err"))"
+  for f in "--device-type gpu" "--platform no-such-platform" "--device-type all --platform no-such"; do
+    # shellcheck disable=SC2086
+    POCL_DEVICES="pthread pthread" "$CLCG_BIN" --list-devices $f >"$t/ld" 2>"$t/err"; rc=$?
+    nums=$(awk 'NR > 1 && / GiB /{printf "%s ", $1}' "$t/ld")
+    [ $rc -eq 0 ] && [ "$nums" = "- - " ] && grep -q '^no device matches: ' "$t/ld" && [ ! -s "$t/err" ]
+    ok $? "--list-devices $f: both devices listed, neither numbered, none said to match (rc=$rc: $nums)"
+  done
+  POCL_DEVICES="pthread pthread" "$CLCG_BIN" --list-devices --device-type cpu --platform portable >"$t/ld" 2>&1; rc=$?
+  [ $rc -eq 0 ] && [ "$(awk 'NR > 1 && / GiB /{printf "%s ", $1}' "$t/ld")" = "0 1 " ] &&
+    grep -q "^# counts the devices a run picks from: cpu devices on platforms matching 'portable'$" "$t/ld"
+  ok $? "--list-devices --platform, matched without regard to case (rc=$rc: $(tail -1 "$t/ld"))"
+fi
 # the settings users give through the environment: a value that cannot be meant is refused
 for v in CLCG_HALO_SHM=off CLCG_HALO_SHM=3 CLCG_SR_ROWS=abc CLCG_SR_ROWS=-1 CLCG_SR_ROWS=nan CLCG_SHM_RANKS=-2 CLCG_SHM_RANKS=x \
          CLCG_P_PASS=bogus CLCG_PACK_FIRST=7 CLCG_WARMUP=5 CLCG_X_SPLIT=abc CLCG_X_SPLIT=1 CLCG_READ_CHUNK=0 \
