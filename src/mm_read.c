@@ -806,9 +806,9 @@ static clcg_status parse_header(const char *path, const char *buf, size_t len, i
     }
     if (k + 1 < sizeof banner || (len > k && !is_blank(buf[k]) && buf[k] != '\n')) {
         size_t b, lim = len < 512 ? len : 512;
-        if (len >= 8 && !memcmp(buf, "CLCGBIN", 8))   /* binary_io.c's magic: gzip'd, or given as --rhs */
-            return clcg_error(CLCG_ERR_INPUT, "%s: a clcg binary matrix, which is read only as the matrix and "
-                              "uncompressed (not through gzip, not as --rhs)", path);
+        if (len >= 8 && !memcmp(buf, "CLCGBIN", 8))   /* binary_io.c's magic: gzip'd, piped, or --rhs */
+            return clcg_error(CLCG_ERR_INPUT, "%s: a clcg binary matrix, which is read only as the matrix, "
+                              "uncompressed, from a regular file (not through gzip or a pipe, not as --rhs)", path);
         {   /* other compressed forms, by their magic bytes (gzip itself is read: here, one inside it) */
             static const struct { const char *magic; size_t len; const char *what; } z[] = {
                 {"\x1f\x8b", 2, "gzip data inside gzip (compressed twice): decompress it once first"},

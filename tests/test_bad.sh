@@ -104,7 +104,13 @@ unset CLCG_PARSE_MIN
 "$CLCG_BIN" --generate poisson2d:5 --write-binary "$t/A.bin" -q
 gzip -c "$t/A.bin" >"$t/A.bin.gz"
 for np in 1 2; do
-  refused_naming "$t/A.bin.gz" $np 'A.bin.gz: a clcg binary matrix, which is read only as the matrix and uncompressed'
+  refused_naming "$t/A.bin.gz" $np 'A.bin.gz: a clcg binary matrix, which is read only as the matrix, uncompressed, from a regular file'
+done
+# through a pipe: every rank reads its own part of a binary file, so it must be a regular one
+mkfifo "$t/bin.fifo"
+for np in 1 2; do
+  (cat "$t/A.bin" >"$t/bin.fifo" &)
+  refused_naming "$t/bin.fifo" $np 'bin.fifo: a clcg binary matrix, which is read only as the matrix, uncompressed, from a regular file (not through gzip or a pipe'
 done
 timeout 60 "$CLCG_BIN" --generate poisson2d:5 --rhs "$t/A.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -e "$t/x.mtx" ] && grep -q 'A.bin: a clcg binary matrix' "$t/err"
