@@ -296,9 +296,10 @@ static clcg_status check_scaling(MPI_Comm comm, const char *name, const clcg_csr
     for (int64_t i = 0; e < 0 && i < A->nrows && st == CLCG_OK; i++)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             if (A->val[k] != 0.0 && fabs(ldexp(A->val[k], e)) < DBL_MIN) {
-                st = clcg_error(CLCG_ERR_INPUT, "%s: the entries span more than double precision holds: "
-                                "the largest must be scaled by 2^%d to keep the solve's sums in range, and an "
-                                "entry of row %lld, %s, would then lose its digits", name, e,
+                st = clcg_error(CLCG_ERR_INPUT, "%s: the entries span more than the solve can hold in double "
+                                "precision: the largest must be scaled by 2^%d to keep the solve's sums in range, "
+                                "and an entry of row %lld, %s, would then lose its digits (scale the rows and "
+                                "columns alike, D A D, to bring them closer)", name, e,
                                 (long long)(A->row0 + i + 1), clcg_show_double(A->val[k], sv));
                 break;
             }
