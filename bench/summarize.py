@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Table of a gpu_bench.sh run: ms per CG iteration for clcg-mpi and the peers, per-kernel
-GB/s and the share of the memory-bandwidth floor.  usage: summarize.py OUTDIR [COPY_TBPS]"""
+"""Tables of a gpu_bench.sh run: per-kernel times and GB/s of each CG run, the SpMV alone in
+every storage form, then, last, the summary: ms per CG iteration for clcg-mpi and CuPy's cg
+with the share of the memory-bandwidth floor, and the SpMV of the automatic storage form
+against cuSPARSE on the same matrix.  usage: summarize.py OUTDIR [COPY_BYTES_PER_S]"""
 import glob
 import json
 import os
+import re
 import sys
 
 out = sys.argv[1]
@@ -19,6 +22,37 @@ for f in glob.glob(os.path.join(out, "cupy-*.jsonl")):
             p = json.loads(line)
             peers[(p["n"], p["what"])] = p
 
+# bench_spmv's tables: "SpMV KIND: n = N, ...", rows "| device | format | shape | us | GB/s | error |",
+# "automatic choice: FORMAT"
+spmv = []   # (kind, n, nnz, device, format, us, GB/s) of the automatic choice
+for f in ("spmv-poisson.txt", "spmv-random.txt"):
+    path = os.path.join(out, f)
+    if not os.path.exists(path):
+        continue
+    text = open(path).read()
+    print("".join(l + "\n" for l in text.splitlines() if l.startswith(("SpMV", "|", "automatic"))))
+    head = re.search(r"^SpMV (\S+): n = (\d+), nnz = (\d+)", text, re.M)
+    auto = re.search(r"^automatic choice: (\S+)", text, re.M)
+    if not head or not auto:
+        continue
+    for l in text.splitlines():
+        cells = [c.strip() for c in l.strip().strip("|").split("|")]
+        if len(cells) >= 5 and (cells[1] == auto.group(1) or cells[1].startswith(auto.group(1) + "(")):
+            spmv.append((head.group(1).rstrip(":"), int(head.group(2)), int(head.group(3)), cells[0], cells[1],
+                         float(cells[3]), float(cells[4])))
+for (n, what), p in sorted(peers.items()):
+    if what == "spmv":
+        print("cuSPARSE SpMV (CuPy A @ x), n=%d nnz=%d: %.1f us, %.0f GB/s" % (n, p["nnz"], 1e6 * p["seconds"], p["gbps"]))
+print()
+for name, r in runs.items():
+    print("%s (format %s, tuning: %s)" % (name, r["options"]["format"], r["options"]["tuning"]))
+    print("  | kernel | calls | us/call | GB/s |")
+    for k in r["kernels"]:
+        if k["calls"]:
+            print("  | %s | %d | %.1f | %.0f |" % (k["name"], k["calls"], 1e6 * k["time"] / k["calls"],
+                                                 k["gbps"] or 0))
+print()
+
 print("| case | device | ms/iteration | vs CuPy cg | floor ms | % of floor speed |")
 print("| --- | --- | --- | --- | --- | --- |")
 for name, r in runs.items():
@@ -32,21 +66,14 @@ for name, r in runs.items():
 for (n, what), p in sorted(peers.items()):
     if what == "cg":
         print("| CuPy cg n=%d | %s | %.4f | 1.00x | | |" % (n, p["device"], 1e3 * p["seconds_per_iteration"]))
-    else:
-        print("| cuSPARSE SpMV n=%d | %s | %.4f (SpMV only, %.0f GB/s) | | | |" % (n, p["device"], 1e3 * p["seconds"], p["gbps"]))
-print()
-for f in ("spmv-poisson.txt", "spmv-random.txt"):
-    path = os.path.join(out, f)
-    if os.path.exists(path):
-        print("".join(l for l in open(path) if l.startswith(("SpMV", "|", "automatic"))))
-for (n, what), p in sorted(peers.items()):
-    if what == "spmv":
-        print("cuSPARSE SpMV (CuPy A @ x), n=%d nnz=%d: %.1f us, %.0f GB/s" % (n, p["nnz"], 1e6 * p["seconds"], p["gbps"]))
-print()
-for name, r in runs.items():
-    print("%s (format %s, tuning: %s)" % (name, r["options"]["format"], r["options"]["tuning"]))
-    print("  | kernel | calls | us/call | GB/s |")
-    for k in r["kernels"]:
-        if k["calls"]:
-            print("  | %s | %d | %.1f | %.0f |" % (k["name"], k["calls"], 1e6 * k["time"] / k["calls"],
-                                                 k["gbps"] or 0))
+if spmv:
+    print()
+    print("| SpMV alone | device | format | us | GB/s (12 nnz + 20 n) | cuSPARSE us | vs cuSPARSE |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for kind, n, nnz, dev, fmt, us, gbps in spmv:
+        p = peers.get((n, "spmv"))
+        ours = "| %s | %s | %s | %.1f | %.0f |" % (kind, dev, fmt, us, gbps)
+        if p and p["nnz"] == nnz and us > 0:
+            print("%s %.1f | %.2fx |" % (ours, 1e6 * p["seconds"], 1e6 * p["seconds"] / us))
+        else:
+            print("%s - | - |" % ours)

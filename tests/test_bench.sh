@@ -108,4 +108,29 @@ PY
 r=$?
 [ $rc -eq 0 ] && [ $r -eq 0 ]
 ok $? "bench_comm on 3 ranks: rc=$rc, the slab halo timed too $(head -c 200 "$t/err")"
+# summarize.py (gpu_bench.sh's tables): the summary comes last, and the SpMV of the automatic
+# storage form is put beside the peer's on the same matrix (a peer record made up here: 2x
+# slower than ours, on the same n and nnz)
+mkdir -p "$t/sum"
+timeout 300 "$bdir/bench_spmv" random:3000,8 >"$t/sum/spmv-random.txt" 2>/dev/null
+"$CLCG_BIN" --generate random:3000,8 --profile --rtol 1e-30 --max-iterations 20 --json "$t/sum/clcg-random-none.json" \
+  --precond none -q 2>/dev/null
+python3 - "$t/sum" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+text = open(d + "/spmv-random.txt").read()
+n, nnz = map(int, re.search(r"n = (\d+), nnz = (\d+)", text).groups())
+auto = re.search(r"^automatic choice: (\S+)", text, re.M).group(1)
+us = [float(l.split("|")[4]) for l in text.splitlines() if l.startswith("|") and l.split("|")[2].strip().split("(")[0] == auto][0]
+r = json.load(open(d + "/clcg-random-none.json"))
+with open(d + "/cupy-random.jsonl", "w") as f:
+    f.write(json.dumps({"what": "spmv", "n": n, "nnz": nnz, "device": "peer", "seconds": 2 * us * 1e-6, "gbps": 1.0}) + "\n")
+    f.write(json.dumps({"what": "cg", "n": r["n"], "device": "peer", "seconds_per_iteration": 3 * r["times"]["per_iteration"]}) + "\n")
+PY
+python3 "${srcdir:-.}/bench/summarize.py" "$t/sum" >"$t/sum.txt" 2>"$t/err"; rc=$?
+last=$(grep -v '^$' "$t/sum.txt" | tail -n 1)
+cg=$(grep '^| random-none |' "$t/sum.txt")
+[ $rc -eq 0 ] && [ ! -s "$t/err" ] && echo "$last" | grep -q '^| random:3000,8 | .* | 2\.00x |$' &&
+  echo "$cg" | grep -q ' | 3\.00x | ' && [ "$(grep -n '^| case |' "$t/sum.txt" | cut -d: -f1)" -gt "$(grep -n '| kernel |' "$t/sum.txt" | tail -n 1 | cut -d: -f1)" ]
+ok $? "summarize.py: the summary last, after the per-kernel tables; SpMV and CG against the peer (rc=$rc: $last; $cg)"
 done_testing
