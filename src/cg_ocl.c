@@ -2038,6 +2038,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             warm.max_it = 2;
         const char *we = getenv("CLCG_WARMUP");   /* development: 0 times the first solve */
         const int first = reps == 1 && we && !strcmp(we, "0") ? 0 : -1;
+        int done = 0;   /* timed solves completed (a failure ends the loop: none of its figures count) */
         for (int rep = first; rep < reps && st == CLCG_OK; rep++) {
             c.o = rep < 0 ? &warm : o;
             MPI_Barrier(comm);
@@ -2052,7 +2053,8 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
             const double t = tt[0];
             if (rep < 0 && reps == 1)
                 info->t_device_setup += t;
-            if (rep >= 0 && rep < CLCG_MAX_REPEATS) {
+            if (st == CLCG_OK && rep >= 0 && rep < CLCG_MAX_REPEATS) {   /* --repeat is at most that */
+                done = rep + 1;
                 times[rep] = info->solve_times[rep] = t;
                 tmin[rep] = -tt[1];
                 tex[rep] = c.t_exchange;
@@ -2067,7 +2069,7 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
                     memset(c.prof[d].bytes, 0, sizeof c.prof[d].bytes);
                 }
         }
-        info->nrepeats = reps < CLCG_MAX_REPEATS ? reps : CLCG_MAX_REPEATS;
+        info->nrepeats = st == CLCG_OK ? done : 0;
         for (int i = 1; i < info->nrepeats; i++)   /* insertion sort for the median (the same on every rank) */
             for (int j = i; j > 0 && times[order[j]] < times[order[j - 1]]; j--) {
                 int tmp = order[j];

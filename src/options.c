@@ -63,7 +63,8 @@ static const char usage_text[] =
     "                             (--autotune, --no-autotune: the same; Open MPI's mpirun\n"
     "                             takes --tune for itself)\n"
     "      --load-only            read, partition and set up, then stop\n"
-    "      --repeat N             solve N times after a warm-up; report the median time\n"
+    "      --repeat N             solve N times (up to 64) after a warm-up; report the\n"
+    "                             median time\n"
     "Other:\n"
     "  -h, --help                 this text\n"
     "      --version              version\n"
@@ -356,7 +357,7 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
         case OPT_NO_TUNE: o->no_tune = 1; break;
         case OPT_LOAD_ONLY: o->load_only = 1; break;
         case OPT_REPEAT:
-            CLCG_CALL(parse_int("repeat", optarg, 1, 1000000, &v));
+            CLCG_CALL(parse_int("repeat", optarg, 1, CLCG_MAX_REPEATS, &v));   /* the record keeps each time */
             o->repeat = (int)v;
             break;
         case ':':

@@ -4,6 +4,9 @@
 
 #include "clcg_impl.h"
 
+/* --repeat N: at most this many timed solves (the record keeps each one's time) */
+#define CLCG_MAX_REPEATS 64
+
 typedef enum { CLCG_BACKEND_OPENCL = 0, CLCG_BACKEND_REFERENCE } clcg_backend;
 
 typedef struct {

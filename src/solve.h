@@ -5,7 +5,6 @@
 #include "problem.h"
 
 #define CLCG_MAX_KSTATS 24
-#define CLCG_MAX_REPEATS 64
 
 typedef struct {
     char name[40];

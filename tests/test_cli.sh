@@ -183,6 +183,12 @@ usage_error "a prefix of three options, with a value" --no-=1 x.mtx
 "$CLCG_BIN" --rep 2 --generate poisson2d:4 -q --json "$t/rep.json" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && grep -q '"solve_repeats": \[[^],]*,[^],]*\]' "$t/rep.json"
 ok $? "a prefix of one option is that option (--rep 2: rc=$rc)"
+# --repeat keeps every timed solve's time in the record: up to 64 (65 ran 65 and took the
+# median of the first 64)
+usage_error "--repeat 65" --generate poisson2d:4 --repeat 65
+"$CLCG_BIN" --repeat 64 --generate poisson2d:4 -q --json "$t/rep.json" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ "$(grep -o '"solve_repeats": \[[^]]*\]' "$t/rep.json" | tr ',' '\n' | wc -l)" -eq 64 ]
+ok $? "--repeat 64: 64 times in the record (rc=$rc)"
 usage_error "--generate twice" --generate poisson2d:4 --generate poisson3d:4
 grep -q "generate given twice ('poisson2d:4', then 'poisson3d:4')" "$t/err"
 ok $? "--generate twice: both named ($(head -c 120 "$t/err"))"

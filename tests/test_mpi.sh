@@ -426,6 +426,14 @@ for phase in load device solve; do
   [ $rc -eq 5 ] && [ $took -lt 30 ] && [ "$(grep -c '^clcg-mpi: rank 1: ' "$t/err")" -eq 1 ] && [ ! -e "$t/f.mtx" ]
   ok $? "fault on rank 1 during $phase: all 3 ranks end in ${took}s with exit $rc and one message"
 done
+# the same in the warm-up solve of --repeat (every rank crashed there: the median was taken
+# over times never measured), on the last rank and on rank 0, in the exchange too
+for f in 2:solve 0:solve 2:halo; do
+  CLCG_FAULT=$f timeout 60 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:12 --repeat 3 -o "$t/f.mtx" --json "$t/f.json" \
+    >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q "CLCG_FAULT=$f" "$t/err" && [ ! -e "$t/f.mtx" ] && [ ! -e "$t/f.json" ]
+  ok $? "fault CLCG_FAULT=$f in the warm-up of --repeat 3 on 3 ranks: exit $rc, one message, no output $(head -c 160 "$t/err")"
+done
 # a failed call in the neighbour exchange: the rank still sends its part, so its neighbours
 # do not wait for it, and every rank learns of the fault at the next reduction (device path,
 # in place and through the host's p, and the reference)
