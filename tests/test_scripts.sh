@@ -262,6 +262,33 @@ for f in one-node multi-node strong-scaling weak-scaling; do
   [ $rc -eq 2 ] && [ "$(cat "$t/fake/srun.log" 2>/dev/null)" = "$tree/clcg-mpi" ] && grep -q 'refused its arguments' "$t/out"
   check $? "$f.sbatch in a job: the submission folder's clcg-mpi, stopped at its first exit 2 (rc=$rc)" "$t/out"
 done
+# srun failing on its own with exit 1 (a step it cannot make; Open MPI gives 1 after passing on a
+# signal too): clcg-mpi's own exit 1, the iteration limit, writes its record, so a 1 without
+# one fails the job, naming the run (every template exited 0 there)
+printf '#!/bin/sh\necho "srun: error: Unable to create step" >&2\nexit 1\n' >"$t/fake/srun"
+for f in one-node multi-node strong-scaling weak-scaling; do
+  cp "$slurm/$f.sbatch" "$t/spool/slurm_script"
+  (cd "$tree" && unset CLCG_BIN && SLURM_JOB_ID=8 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job1-$f \
+     CLCG_EXCHANGE=neighbor CLCG_PROBLEM=poisson3d:8 CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 CLCG_REPEATS=1 \
+     PATH="$t/fake:$PATH" bash "$t/spool/slurm_script") >"$t/out" 2>&1
+  rc=$?
+  [ $rc -ne 0 ] && grep -q 'failed (exit 1, no record written)' "$t/out"
+  check $? "$f.sbatch in a job whose srun fails with exit 1 and writes no record: the job fails (rc=$rc)" "$t/out"
+done
+# while clcg-mpi's own exit 1 (at the iteration limit, with its record) passes: srun here runs
+# its command, a stand-in that writes the record it is asked for and exits 1
+printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in --*) shift ;; *) break ;; esac; done\nexec "$@"\n' >"$t/fake/srun"
+printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --json ] && echo "{}" >"$2"; shift; done\nexit 1\n' >"$t/fake/limit"
+chmod +x "$t/fake/limit"
+for f in one-node multi-node strong-scaling weak-scaling; do
+  cp "$slurm/$f.sbatch" "$t/spool/slurm_script"
+  (cd "$tree" && SLURM_JOB_ID=9 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job9-$f CLCG_BIN=$t/fake/limit CLCG_SCRIPTS=$t/none \
+     CLCG_EXCHANGE=neighbor CLCG_PROBLEM=poisson3d:8 CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 CLCG_REPEATS=1 \
+     PATH="$t/fake:$PATH" bash "$t/spool/slurm_script") >"$t/out" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] && ! grep -q 'failed' "$t/out" && [ -n "$(find "$t/job9-$f" -name '*.json')" ]
+  check $? "$f.sbatch in a job whose runs end at the iteration limit (exit 1, a record each): the job passes (rc=$rc)" "$t/out"
+done
 
 # ---- a tiny strong and weak series on the CPU device ----
 if [ -z "${CLCG_BIN:-}" ] || [ ! -x "$CLCG_BIN" ] || [ -z "${MPIEXEC:-}" ]; then
