@@ -399,6 +399,26 @@ mkdir -p "$t/empty"
 if have python3; then
   ! python3 "$scaling/collect.py" "$t/empty" >/dev/null 2>&1
   ok $? "collect.py fails on a folder without records"
+  # a CSV that cannot be written: one line and status 1, not a traceback, and neither CSV
+  # left (runs.csv was written before summary.csv failed)
+  mkdir -p "$t/cw"
+  printf '{"program": "clcg-mpi", "ranks": 1, "devices_per_rank": 1, "n": 8, "nnz": 20, "matrix": "poisson2d:4", "options": {"exchange": "neighbor", "precond": "jacobi", "variant": "standard", "format": "csr-scalar"}, "outcome": "CONVERGED", "iterations": 3, "times": {"solve": 0.001, "per_iteration": 0.0003}}\n' >"$t/cw/run.json"
+  for o in "-o $t/no-such/r.csv" "--summary $t/no-such/s.csv"; do
+    # shellcheck disable=SC2086
+    python3 "$scaling/collect.py" "$t/cw" $o >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 1 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "^collect.py: cannot write $t/no-such/" "$t/err" &&
+      [ -z "$(find "$t/cw" -name '*.csv*')" ]
+    check $? "collect.py $o: one message, status 1, no CSV left (rc=$rc)" "$t/err"
+  done
+  # model.py: a --comm record missing, not JSON, or without its figures, and a --measured file
+  # named but missing: one line and status 1 each
+  echo '{' >"$t/bad.json"; echo '{}' >"$t/e.json"
+  for arg in "--comm $t/no-such.json" "--comm $t/bad.json" "--comm $t/e.json" "--measured $t/no-such.csv"; do
+    # shellcheck disable=SC2086
+    python3 "$scaling/model.py" $arg --out "$t/mo" >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 1 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "^model.py: ${arg%% *} " "$t/err" && [ ! -s "$t/out" ]
+    check $? "model.py $(basename "${arg#* }") (${arg%% *}): one message, status 1 (rc=$rc)" "$t/err"
+  done
 else
   skip "collect.py fails on a folder without records" "no python3"
 fi

@@ -259,8 +259,22 @@ def main(argv):
     summary = derive(rows)
     runs_path = a.output or os.path.join(a.folder, "runs.csv")
     summary_path = a.summary or os.path.join(a.folder, "summary.csv")
-    write_csv(runs_path, RUN_FIELDS, rows)
-    write_csv(summary_path, SUMMARY_FIELDS, summary)
+    # both to temporary names first, put in place only once both are written
+    done, path = [], runs_path
+    try:
+        for path, fields, data in ((runs_path, RUN_FIELDS, rows), (summary_path, SUMMARY_FIELDS, summary)):
+            tmp = path if path == "-" else "%s.tmp.%d" % (path, os.getpid())
+            write_csv(tmp, fields, data)
+            done.append((tmp, path))
+        for tmp, path in done:
+            if tmp != path:
+                os.replace(tmp, path)
+    except OSError as e:
+        for tmp, target in done:
+            if tmp != target and os.path.exists(tmp):
+                os.remove(tmp)
+        print("collect.py: cannot write %s: %s" % (path, e.strerror or e), file=sys.stderr)
+        return 1
     if "-" not in (runs_path, summary_path):
         print("collect.py: %d runs -> %s, %d points -> %s"
               % (len(rows), runs_path, len(summary), summary_path), file=sys.stderr)

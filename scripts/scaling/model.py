@@ -17,17 +17,30 @@ import json
 import math
 import os
 import subprocess
+import sys
 
 # the repository's bench/ folder, two above this script
 BENCH = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 p = argparse.ArgumentParser()
 p.add_argument("--comm", default=os.path.join(BENCH, "comm-2gpu.json"))
-p.add_argument("--measured", default=",".join(os.path.join(BENCH, f) for f in
-                                              ("scaling-2gpu-summary.csv", "scaling-4gpu-summary.csv")),
-               help="summary CSVs of collect.py, comma-separated")
+p.add_argument("--measured", help="summary CSVs of collect.py, comma-separated (default: the repository's, "
+               "where they are there)")
 p.add_argument("--out", default=os.path.join(BENCH, "plots"))
 a = p.parse_args()
-comm = json.load(open(a.comm))
+MEASURED_DEFAULT = a.measured is None   # the default files may be absent; files named must be there
+if MEASURED_DEFAULT:
+    a.measured = ",".join(os.path.join(BENCH, f) for f in ("scaling-2gpu-summary.csv", "scaling-4gpu-summary.csv"))
+for path in [] if MEASURED_DEFAULT else a.measured.split(","):
+    if not os.path.isfile(path):
+        sys.exit("model.py: --measured %s: no such file" % path)
+try:
+    with open(a.comm) as f:
+        comm = json.load(f)
+    for key in ("d2h_pinned_512k_GBps", "mpi_latency_s", "mpi_512k_GBps", "allreduce_1_double_s"):
+        if not isinstance(comm.get(key) if isinstance(comm, dict) else None, (int, float)):
+            raise ValueError("no number '%s' (a record of bench/bench_comm is needed)" % key)
+except (OSError, ValueError) as e:
+    sys.exit("model.py: --comm %s: %s" % (a.comm, e))
 
 # --- parameters (seconds, bytes/second) ---
 BW = 4.0e12            # sustained kernel bandwidth on an H200 (bench/RESULTS.md, 2026-11-23: 3.8-4.2 TB/s)
@@ -150,12 +163,14 @@ def main():
     # the measured points of one node (one rank per GPU) beside the model, with the node's
     # parameters: inner slabs there exchange with both neighbours through the same host
     for path in a.measured.split(","):
-        if not os.path.exists(path):
+        if not os.path.exists(path) and MEASURED_DEFAULT:
             continue
         shown = os.path.relpath(path, os.path.dirname(BENCH)) if os.path.abspath(path).startswith(
             os.path.dirname(BENCH) + os.sep) else path
         print("\nmeasured in one node (%s) against the model:" % shown)
-        for m in csv.DictReader(open(path)):
+        with open(path, newline="") as f:
+            measured = list(csv.DictReader(f))
+        for m in measured:
             P = int(m["ranks"])
             # the variant the point ran (collect.py's variant column), or, in older summaries
             # without it, the one in the curve's name where it is not standard
@@ -203,4 +218,7 @@ plot '{data}' index 0 using 1:2 with linespoints title 'allgather', \\
         os.remove(data)
 
 
-main()
+try:
+    main()
+except (OSError, KeyError, ValueError) as e:   # an output folder not writable, a CSV not collect.py's
+    sys.exit("model.py: %s%s" % ("no column " if isinstance(e, KeyError) else "", e))
