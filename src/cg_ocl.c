@@ -369,6 +369,8 @@ static clcg_status solve_fused(cg_ctx *c, double tol2, double bnorm, clcg_solve_
         }
         ARG(s->kxr[par], 13, (cl_uint)k);
         CLCG_CALL(launch(c, 0, s->kxr[par], K_UPDATE_XR, &s->vec));
+        if (k == 2)   /* tests: CLCG_FAULT=0:solve, as on the host path */
+            CLCG_CALL(clcg_fault_point(c->rank, "solve"));
         if (so.monitor) {
             CLCG_CL(clEnqueueReadBuffer(s->dev.queue, s->scal, CL_TRUE, 0, S_COUNT * sizeof(double), sc, 0, NULL, NULL));
             c->syncs++;

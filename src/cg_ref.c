@@ -161,6 +161,8 @@ clcg_status clcg_cg_ref(const clcg_csr *A, clcg_halo *h, const double *b, double
             res->outcome = isfinite(rz) ? CLCG_DIVERGED_BREAKDOWN : CLCG_DIVERGED_NANORINF;
             break;
         }
+        if (k == 2)   /* tests: CLCG_FAULT=RANK:solve, as in the device solves */
+            CLCG_CHECK(st, clcg_agree(h->comm, clcg_fault_point(h->rank, "solve"), NULL), done);
         CLCG_CHECK(st, clcg_agree(h->comm, clcg_halo_exchange(h, p), NULL), done);
         clcg_spmv_ref(A, p, q);
         clcg_dot_dd(n, p, q, s);

@@ -434,6 +434,15 @@ for f in 2:solve 0:solve 2:halo; do
   [ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q "CLCG_FAULT=$f" "$t/err" && [ ! -e "$t/f.mtx" ] && [ ! -e "$t/f.json" ]
   ok $? "fault CLCG_FAULT=$f in the warm-up of --repeat 3 on 3 ranks: exit $rc, one message, no output $(head -c 160 "$t/err")"
 done
+# the solve's fault point in the fused loop of one device and in the reference too (before, both
+# solved on as if no fault were asked for)
+for how in "1 0:solve" "1 0:solve --reference" "2 1:solve --reference"; do
+  set -- $how
+  np=$1 f=$2; shift 2
+  CLCG_FAULT=$f timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson3d:12 "$@" -o "$t/f.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q "CLCG_FAULT=$f" "$t/err" && [ ! -e "$t/f.mtx" ]
+  ok $? "fault CLCG_FAULT=$f on $np rank(s) $*: exit $rc, one message, no output $(head -c 160 "$t/err")"
+done
 # a failed call in the neighbour exchange: the rank still sends its part, so its neighbours
 # do not wait for it, and every rank learns of the fault at the next reduction (device path,
 # in place and through the host's p, and the reference)
