@@ -1591,7 +1591,9 @@ static void fill_info(cg_ctx *c, clcg_run_info *info, int64_t run)
                  "(%lld blocks)", (long long)s->nblk);
     snprintf(info->variant, sizeof info->variant, "%s%s", c->variant, c->scale ? ", Jacobi scaled" : "");
     snprintf(info->base_variant, sizeof info->base_variant, "%s", c->variant);
-    info->ndevices = c->nd;
+    info->ndevices = info->ndevices_min = info->ndevices_max = c->nd;
+    MPI_Allreduce(MPI_IN_PLACE, &info->ndevices_min, 1, MPI_INT, MPI_MIN, c->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &info->ndevices_max, 1, MPI_INT, MPI_MAX, c->comm);
     info->iterations_run = run;
     info->t_exchange = c->t_exchange;
     info->t_allreduce = c->t_allreduce;

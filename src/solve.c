@@ -123,7 +123,7 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
     snprintf(info->device, sizeof info->device, "host (reference code)");
     snprintf(info->format, sizeof info->format, "csr");
     snprintf(info->variant, sizeof info->variant, "standard");
-    info->ndevices = 0;
+    info->ndevices = info->ndevices_min = info->ndevices_max = 0;
     info->bytes_sent_min = info->bytes_sent_max = p->halo.bytes_sent;
     MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_min, 1, MPI_INT64_T, MPI_MIN, comm);
     MPI_Allreduce(MPI_IN_PLACE, &info->bytes_sent_max, 1, MPI_INT64_T, MPI_MAX, comm);

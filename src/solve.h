@@ -17,6 +17,7 @@ typedef struct {
     const char *backend;            /* "reference" or "opencl" */
     char device[256], platform[256], driver[128];
     int ndevices;                   /* devices on this rank */
+    int ndevices_min, ndevices_max; /* the fewest and most a rank drives (one with fewer rows, fewer) */
     int nranks_per_device;          /* >1 when ranks share a device */
     int idle_gpus;                  /* GPUs of rank 0's node that no rank drives */
     char format[64], variant[32];

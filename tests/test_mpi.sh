@@ -394,6 +394,27 @@ done
 # one device each, asked for by name, shared by the ranks of a node
 timeout 120 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:8 --devices-per-rank 1 --device-type cpu -q; rc=$?
 [ $rc -eq 0 ]; ok $? "--devices-per-rank 1 on 2 ranks sharing one device: solved (rc=$rc)"
+# the report's devices a rank: on 4 ranks x 3 devices a 5-row matrix leaves rank 0 two rows
+# and the others one each, so two devices and one ("x1-2"; it said "x2 per rank"); with
+# enough rows "x2 per rank" as before, and the record has rank 0's
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n5 5 9\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n3 3 4\n4 3 -1\n4 4 4\n5 4 -1\n5 5 4\n' >"$t/tiny5.mtx"
+POCL_DEVICES="pthread pthread pthread pthread pthread pthread pthread pthread pthread pthread pthread pthread" \
+  timeout 300 $MPIEXEC -n 4 "$CLCG_BIN" "$t/tiny5.mtx" --devices-per-rank 3 --device-type cpu --no-tune --json "$t/t5.json" \
+  >"$t/out" 2>"$t/err"; rc=$?
+if grep -Eq "sees? only" "$t/err"; then
+  skip "the report's devices a rank where ranks drive different numbers" "too few OpenCL devices here"
+else
+  [ $rc -eq 0 ] && grep -q '^solver: .*(x1-2 per rank)' "$t/out" && [ "$(json_num "$t/t5.json" devices_per_rank)" = 2 ]
+  ok $? "4 ranks x 3 devices on 5 rows: the report says x1-2 per rank, the record rank 0's 2 (rc=$rc: $(grep -o '(x[^)]*per rank)' "$t/out"))"
+fi
+POCL_DEVICES="pthread pthread pthread pthread" timeout 300 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson2d:20 --devices-per-rank 2 \
+  --device-type cpu --no-tune >"$t/out" 2>"$t/err"; rc=$?
+if grep -Eq "sees? only" "$t/err"; then
+  skip "the report's devices a rank" "too few OpenCL devices here"
+else
+  [ $rc -eq 0 ] && grep -q '^solver: .*(x2 per rank)' "$t/out"
+  ok $? "2 ranks x 2 devices on 400 rows: the report says x2 per rank (rc=$rc)"
+fi
 # several devices per rank: PoCL shows its CPU device as many times as POCL_DEVICES names it,
 # standing in for a node's GPUs (4 here: 2 ranks x 2); each device's tuning is recorded
 for v in standard single-reduction pipelined; do   # one device of the same kind
