@@ -93,6 +93,21 @@ static int type_matches(const clcg_devinfo *d, const char *type)
     return !strcmp(type, "gpu") ? d->is_gpu : !d->is_gpu;
 }
 
+static int platform_matches(const clcg_devinfo *d, const char *platform)
+{
+    return !platform || contains_nocase(d->platform_name, platform);
+}
+
+/* The type a run picks: the one given, else GPUs where the matching platforms have any,
+ * else CPUs. */
+static const char *run_type(const clcg_devinfo *d, int n, const char *type, const char *platform)
+{
+    for (int i = 0; !type && i < n; i++)
+        if (d[i].is_gpu && platform_matches(&d[i], platform))
+            return "gpu";
+    return type ? type : "cpu";
+}
+
 /* PoCL lists no device, or fails to build, when the folder of its kernel cache cannot be
  * made or written (POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl), or
  * its disk is full: then that is said.  Tried for real (a file made and removed there, or a
@@ -153,7 +168,7 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
     cl_uint np = 0;
     cl_platform_id plats[32];
     clcg_devinfo *all = NULL;
-    int n = 0, cap = 0, ngpu = 0;
+    int n = 0, cap = 0;
     *list = NULL;
     *count = 0;
     int pocl_empty = 0;   /* PoCL's platform is there and lists no device */
@@ -190,12 +205,10 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
                 free(all);
                 return s;
             }
-            ngpu += all[n].is_gpu;
             n++;
         }
     }
-    if (!type)
-        type = ngpu ? "gpu" : "cpu";
+    type = run_type(all, n, type, NULL);   /* the platforms left are the matching ones */
     int m = 0;
     for (int i = 0; i < n; i++)
         if (type_matches(&all[i], type))
@@ -219,16 +232,14 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
 clcg_status clcg_ocl_list(FILE *out, const char *type, const char *platform)
 {
     clcg_devinfo *d;
-    int n, ngpu = 0, m = 0;
+    int n, m = 0;
     CLCG_CALL(clcg_ocl_find_devices("all", NULL, &d, &n));
-    for (int i = 0; i < n; i++)
-        ngpu += d[i].is_gpu;
-    const char *t = type ? type : ngpu ? "gpu" : "cpu";
+    const char *t = run_type(d, n, type, platform);
     fprintf(out, "%-3s %-4s %-40s %-28s %5s %9s %5s  %s\n", "#", "type", "device", "platform", "CUs",
             "memory", "fp64", "driver");
     for (int i = 0; i < n; i++) {
         char num[16] = "-";
-        if (type_matches(&d[i], t) && (!platform || contains_nocase(d[i].platform_name, platform)))
+        if (type_matches(&d[i], t) && platform_matches(&d[i], platform))
             snprintf(num, sizeof num, "%d", m++);
         fprintf(out, "%-3s %-4s %-40.40s %-28.28s %5u %6.1f GiB %5s  %s\n", num, d[i].is_gpu ? "gpu" : "cpu",
                 d[i].name, d[i].platform_name, d[i].compute_units, (double)d[i].global_mem / (1 << 30),
@@ -236,8 +247,9 @@ clcg_status clcg_ocl_list(FILE *out, const char *type, const char *platform)
     }
     fprintf(out, "%s: %s%s%s%s%s%s\n", m ? "# counts the devices a run picks from" : "no device matches",
             !strcmp(t, "all") ? "all devices" : t, !strcmp(t, "all") ? "" : " devices",
-            type ? "" : " (the default: GPUs when there are any, else CPUs)",
-            platform ? " on platforms matching '" : "", platform ? platform : "", platform ? "'" : "");
+            platform ? " on platforms matching '" : "", platform ? platform : "", platform ? "'" : "",
+            type ? "" : platform ? " (the default: GPUs where those have any, else CPUs)"
+                                 : " (the default: GPUs when there are any, else CPUs)");
     free(d);
     return CLCG_OK;
 }

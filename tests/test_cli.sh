@@ -512,6 +512,14 @@ if CLCG_DEVICE_TYPE=all "$CLCG_BIN" --list-devices 2>/dev/null | grep -q "Portab
       grep -q '^no device matches: ' "$t/ld" && [ ! -s "$t/err" ]
     ok $? "--list-devices $f: every device listed, none numbered, none said to match (rc=$rc: $nums)"
   done
+  # --platform alone: the default type is taken over the platforms it leaves, as a run takes it
+  # (over every platform, a GPU beside PoCL made the PoCL rows "-" while --device 0 ran on one)
+  (unset CLCG_DEVICE_TYPE; "$CLCG_BIN" --list-devices --platform portable >"$t/ld" 2>"$t/err"); rc=$?
+  (unset CLCG_DEVICE_TYPE; "$CLCG_BIN" --generate poisson2d:4 --platform portable --device 0 -q --json "$t/pd.json" 2>>"$t/err"); rc2=$?
+  nums=$(pocl_nums "$t/ld")
+  [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ "${nums%% *}" = 0 ] && grep -q '"platform": "Portable Computing Language"' "$t/pd.json" &&
+    grep -q "^# counts the devices a run picks from: cpu devices on platforms matching 'portable' (the default: GPUs where those have any, else CPUs)$" "$t/ld"
+  ok $? "--list-devices --platform portable: the PoCL device numbered 0, as --device 0 takes it (rc=$rc/$rc2: $nums)"
   POCL_DEVICES="pthread pthread" "$CLCG_BIN" --list-devices --device-type gpu >"$t/ld" 2>"$t/err"; rc=$?
   nums=$(pocl_nums "$t/ld")
   [ $rc -eq 0 ] && [ -n "$nums" ] && [ -z "$(echo $nums | tr -d ' -')" ] && grep -q ' gpu devices$' "$t/ld"
