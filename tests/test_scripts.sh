@@ -71,7 +71,8 @@ check $? "one-node dry run: no --repeat without CLCG_REPEATS" "$t/dry"
 check $? "multi-node dry run: CLCG_RANKS=6 on 2 nodes of 4 GPUs, 3 a node; CLCG_REPEATS=5" "$t/dry"
 for v in "CLCG_RANKS=5:one-node.sbatch:do not fit" "CLCG_RANKS=9:multi-node.sbatch:do not fit" \
          "CLCG_RANKS=1:multi-node.sbatch:without one" "CLCG_RANKS=1 2:one-node.sbatch:one rank count" \
-         "CLCG_RANKS=02:one-node.sbatch:not a positive" "CLCG_REPEATS=0:multi-node.sbatch:not a positive"; do
+         "CLCG_RANKS=02:one-node.sbatch:not a positive" "CLCG_REPEATS=0:multi-node.sbatch:not a positive" \
+         "CLCG_REPEATS=65:one-node.sbatch:at most 64" "CLCG_REPEATS=100:multi-node.sbatch:at most 64"; do
   a=${v%%:*} f=${v#*:} f=${f%%:*} msg=${v##*:}
   (export "$a"; dry "$f" --nodes "$(case $f in one*) echo 1 ;; *) echo 2 ;; esac)" --gpus-per-node 4)
   [ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "$msg" "$t/dry"
@@ -266,8 +267,14 @@ done
 # signal too): clcg-mpi's own exit 1, the iteration limit, writes its record, so a 1 without
 # one fails the job, naming the run (every template exited 0 there)
 printf '#!/bin/sh\necho "srun: error: Unable to create step" >&2\nexit 1\n' >"$t/fake/srun"
+# (records of an earlier job in the folder, named as this job's, are no proof of its runs)
 for f in one-node multi-node strong-scaling weak-scaling; do
   cp "$slurm/$f.sbatch" "$t/spool/slurm_script"
+  mkdir -p "$t/job1-$f"
+  (cd "$tree" && SLURM_JOB_ID=8 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job1-$f CLCG_EXCHANGE=neighbor \
+     CLCG_PROBLEM=poisson3d:8 CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 CLCG_REPEATS=1 bash "$t/spool/slurm_script" --dry-run) |
+    sed -n 's/.* --json \([^ ]*\).*/\1/p' | while read -r rec; do echo '{}' >"$rec"; done
+  [ -n "$(find "$t/job1-$f" -name '*.json')" ] || echo "# no stale record made for $f"
   (cd "$tree" && unset CLCG_BIN && SLURM_JOB_ID=8 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job1-$f \
      CLCG_EXCHANGE=neighbor CLCG_PROBLEM=poisson3d:8 CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 CLCG_REPEATS=1 \
      PATH="$t/fake:$PATH" bash "$t/spool/slurm_script") >"$t/out" 2>&1
@@ -410,10 +417,14 @@ if have python3; then
       [ -z "$(find "$t/cw" -name '*.csv*')" ]
     check $? "collect.py $o: one message, status 1, no CSV left (rc=$rc)" "$t/err"
   done
+  python3 "$scaling/collect.py" "$t/cw" -o "$t/cw/x.csv" --summary "$t/cw/x.csv" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 2 ] && grep -q 'both .*x.csv: give them two names' "$t/err" && [ -z "$(find "$t/cw" -name '*.csv*')" ]
+  check $? "collect.py with one name for both CSVs: a usage error, nothing written (rc=$rc)" "$t/err"
   # model.py: a --comm record missing, not JSON, or without its figures, and a --measured file
   # named but missing: one line and status 1 each
   echo '{' >"$t/bad.json"; echo '{}' >"$t/e.json"
-  for arg in "--comm $t/no-such.json" "--comm $t/bad.json" "--comm $t/e.json" "--measured $t/no-such.csv"; do
+  echo '{"d2h_pinned_512k_GBps": 0, "mpi_latency_s": 1e-6, "mpi_512k_GBps": 8, "allreduce_1_double_s": 1e-6}' >"$t/zero.json"
+  for arg in "--comm $t/no-such.json" "--comm $t/bad.json" "--comm $t/e.json" "--comm $t/zero.json" "--measured $t/no-such.csv"; do
     # shellcheck disable=SC2086
     python3 "$scaling/model.py" $arg --out "$t/mo" >"$t/out" 2>"$t/err"; rc=$?
     [ $rc -eq 1 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "^model.py: ${arg%% *} " "$t/err" && [ ! -s "$t/out" ]

@@ -259,13 +259,15 @@ def main(argv):
     summary = derive(rows)
     runs_path = a.output or os.path.join(a.folder, "runs.csv")
     summary_path = a.summary or os.path.join(a.folder, "summary.csv")
+    if runs_path == summary_path:
+        ap.error("the per-run and the per-point CSV are both %s: give them two names" % runs_path)
     # both to temporary names first, put in place only once both are written
     done, path = [], runs_path
     try:
         for path, fields, data in ((runs_path, RUN_FIELDS, rows), (summary_path, SUMMARY_FIELDS, summary)):
             tmp = path if path == "-" else "%s.tmp.%d" % (path, os.getpid())
+            done.append((tmp, path))   # before the write: a write that fails part way is removed too
             write_csv(tmp, fields, data)
-            done.append((tmp, path))
         for tmp, path in done:
             if tmp != path:
                 os.replace(tmp, path)

@@ -36,9 +36,14 @@ for path in [] if MEASURED_DEFAULT else a.measured.split(","):
 try:
     with open(a.comm) as f:
         comm = json.load(f)
-    for key in ("d2h_pinned_512k_GBps", "mpi_latency_s", "mpi_512k_GBps", "allreduce_1_double_s"):
-        if not isinstance(comm.get(key) if isinstance(comm, dict) else None, (int, float)):
-            raise ValueError("no number '%s' (a record of bench/bench_comm is needed)" % key)
+    if not isinstance(comm, dict):
+        raise ValueError("not a record of bench/bench_comm")
+    for key in ("d2h_pinned_512k_GBps", "mpi_latency_s", "mpi_512k_GBps", "allreduce_1_double_s",
+                "exchange_512k_pinned_s"):
+        v = comm.get(key)
+        if (key != "exchange_512k_pinned_s" or key in comm) and not (
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0):
+            raise ValueError("no positive number '%s' (a record of bench/bench_comm is needed)" % key)
 except (OSError, ValueError) as e:
     sys.exit("model.py: --comm %s: %s" % (a.comm, e))
 
