@@ -450,9 +450,10 @@ done
 # the same in the warm-up solve of --repeat (every rank crashed there: the median was taken
 # over times never measured), on the last rank and on rank 0, in the exchange too
 for f in 2:solve 0:solve 2:halo; do
-  CLCG_FAULT=$f timeout 60 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:12 --repeat 3 -o "$t/f.mtx" --json "$t/f.json" \
+  rm -f "$t/f.mtx" "$t/fr.json"
+  CLCG_FAULT=$f timeout 60 $MPIEXEC -n 3 "$CLCG_BIN" --generate poisson3d:12 --repeat 3 -o "$t/f.mtx" --json "$t/fr.json" \
     >"$t/out" 2>"$t/err"; rc=$?
-  [ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q "CLCG_FAULT=$f" "$t/err" && [ ! -e "$t/f.mtx" ] && [ ! -e "$t/f.json" ]
+  [ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q "CLCG_FAULT=$f" "$t/err" && [ ! -e "$t/f.mtx" ] && [ ! -e "$t/fr.json" ]
   ok $? "fault CLCG_FAULT=$f in the warm-up of --repeat 3 on 3 ranks: exit $rc, one message, no output $(head -c 160 "$t/err")"
 done
 # the solve's fault point in the fused loop of one device and in the reference too (before, both
@@ -460,6 +461,7 @@ done
 for how in "1 0:solve" "1 0:solve --reference" "2 1:solve --reference"; do
   set -- $how
   np=$1 f=$2; shift 2
+  rm -f "$t/f.mtx"
   CLCG_FAULT=$f timeout 60 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson3d:12 "$@" -o "$t/f.mtx" >"$t/out" 2>"$t/err"; rc=$?
   [ $rc -eq 5 ] && [ "$(errors "$t/err")" -eq 1 ] && grep -q "CLCG_FAULT=$f" "$t/err" && [ ! -e "$t/f.mtx" ]
   ok $? "fault CLCG_FAULT=$f on $np rank(s) $*: exit $rc, one message, no output $(head -c 160 "$t/err")"
