@@ -9,9 +9,14 @@ import statistics
 import sys
 import time
 
-import cupy as cp
-import cupyx.scipy.sparse as sp
-import cupyx.scipy.sparse.linalg as spla
+if len(sys.argv) < 2 or len(sys.argv) > 4:
+    sys.exit("usage: %s" % "cupy_cg.py N [ITERATIONS] [REPEATS]")
+try:
+    import cupy as cp
+    import cupyx.scipy.sparse as sp
+    import cupyx.scipy.sparse.linalg as spla
+except ImportError as e:
+    sys.exit("cupy_cg.py: CuPy is not available here (%s): the peers run on the GPU machine" % e)
 
 
 def poisson3d(n):

@@ -7,9 +7,14 @@ import sys
 import time
 
 import numpy as np
-import cupy as cp
-import cupyx.scipy.sparse as sp
-import cupyx.scipy.sparse.linalg as spla
+if len(sys.argv) < 2 or len(sys.argv) > 4:
+    sys.exit("usage: %s" % "cupy_file.py PREFIX [ITERATIONS] [REPEATS]")
+try:
+    import cupy as cp
+    import cupyx.scipy.sparse as sp
+    import cupyx.scipy.sparse.linalg as spla
+except ImportError as e:
+    sys.exit("cupy_file.py: CuPy is not available here (%s): the peers run on the GPU machine" % e)
 
 prefix = sys.argv[1]
 its = int(sys.argv[2]) if len(sys.argv) > 2 else 100

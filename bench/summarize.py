@@ -9,8 +9,15 @@ import os
 import re
 import sys
 
+if len(sys.argv) not in (2, 3) or not os.path.isdir(sys.argv[1]):
+    sys.exit("usage: summarize.py OUTDIR [COPY_BYTES_PER_S]   (OUTDIR: a folder of gpu_bench.sh's outputs)")
 out = sys.argv[1]
-copy_bw = float(sys.argv[2]) if len(sys.argv) > 2 else 3.99e12   # OpenCL copy, H200
+try:
+    copy_bw = float(sys.argv[2]) if len(sys.argv) > 2 else 3.99e12   # OpenCL copy, H200
+except ValueError:
+    copy_bw = 0.0
+if not (copy_bw > 0 and copy_bw != float("inf")):
+    sys.exit("summarize.py: COPY_BYTES_PER_S '%s' is not a positive number" % sys.argv[2])
 runs = {}
 for f in sorted(glob.glob(os.path.join(out, "clcg-*.json"))):
     r = json.load(open(f))
@@ -20,7 +27,7 @@ for f in glob.glob(os.path.join(out, "cupy-*.jsonl")):
     for line in open(f):
         if line.strip():
             p = json.loads(line)
-            peers[(p["n"], p["what"])] = p
+            peers[(p["n"], p.get("nnz"), p["what"])] = p
 
 # bench_spmv's tables: "SpMV KIND: n = N, ...", rows "| device | format | shape | us | GB/s | error |",
 # "automatic choice: FORMAT"
@@ -30,7 +37,7 @@ for f in ("spmv-poisson.txt", "spmv-random.txt"):
     if not os.path.exists(path):
         continue
     text = open(path).read()
-    print("".join(l + "\n" for l in text.splitlines() if l.startswith(("SpMV", "|", "automatic"))))
+    print("".join(l + "\n" for l in text.splitlines() if l.startswith(("SpMV", "|", "automatic", "bench_spmv"))))
     head = re.search(r"^SpMV (\S+): n = (\d+), nnz = (\d+)", text, re.M)
     auto = re.search(r"^automatic choice: (\S+)", text, re.M)
     if not head or not auto:
@@ -39,8 +46,9 @@ for f in ("spmv-poisson.txt", "spmv-random.txt"):
         cells = [c.strip() for c in l.strip().strip("|").split("|")]
         if len(cells) >= 5 and (cells[1] == auto.group(1) or cells[1].startswith(auto.group(1) + "(")):
             spmv.append((head.group(1).rstrip(":"), int(head.group(2)), int(head.group(3)), cells[0], cells[1],
-                         float(cells[3]), float(cells[4])))
-for (n, what), p in sorted(peers.items()):
+                         float(cells[3]), float(cells[4]), cells[5] if len(cells) > 5 else "-",
+                         re.search(r"^bench_spmv: ", text, re.M) is not None))
+for (n, nnz, what), p in sorted(peers.items(), key=str):
     if what == "spmv":
         print("cuSPARSE SpMV (CuPy A @ x), n=%d nnz=%d: %.1f us, %.0f GB/s" % (n, p["nnz"], 1e6 * p["seconds"], p["gbps"]))
 print()
@@ -53,27 +61,33 @@ for name, r in runs.items():
                                                  k["gbps"] or 0))
 print()
 
-print("| case | device | ms/iteration | vs CuPy cg | floor ms | % of floor speed |")
+# the floor: CG's memory traffic an iteration without a preconditioner (SpMV 12 nnz + 20 n
+# bytes, the fused vector work 64 n) at the copy bandwidth; CuPy's cg has no preconditioner,
+# so against a Jacobi case the ratio is PCG's time against CG's
+print("| case | device | ms/iteration | vs CuPy cg | floor ms (12 nnz + 84 n bytes at %.3g TB/s) | %% of floor speed |"
+      % (copy_bw / 1e12))
 print("| --- | --- | --- | --- | --- | --- |")
 for name, r in runs.items():
     n, nnz = r["n"], r["nnz"]
     floor = (12 * nnz + 20 * n + 64 * n) / copy_bw
     ms = 1e3 * r["times"]["per_iteration"]
-    cupy = peers.get((n, "cg"))
-    vs = "%.2fx" % (cupy["seconds_per_iteration"] * 1e3 / ms) if cupy and ms > 0 else "-"
+    cupy = peers.get((n, nnz, "cg"))
+    pcg = r["options"].get("precond", "none") != "none"
+    vs = "%.2fx%s" % (cupy["seconds_per_iteration"] * 1e3 / ms, " (PCG vs CG)" if pcg else "") if cupy and ms > 0 else "-"
     print("| %s | %s | %.4f | %s | %.3f | %.0f%% |" % (name, r["device"], ms, vs, 1e3 * floor,
                                                    100 * floor * 1e3 / ms if ms > 0 else 0))
-for (n, what), p in sorted(peers.items()):
+for (n, nnz, what), p in sorted(peers.items(), key=str):
     if what == "cg":
         print("| CuPy cg n=%d | %s | %.4f | 1.00x | | |" % (n, p["device"], 1e3 * p["seconds_per_iteration"]))
 if spmv:
     print()
-    print("| SpMV alone | device | format | us | GB/s (12 nnz + 20 n) | cuSPARSE us | vs cuSPARSE |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for kind, n, nnz, dev, fmt, us, gbps in spmv:
-        p = peers.get((n, "spmv"))
-        ours = "| %s | %s | %s | %.1f | %.0f |" % (kind, dev, fmt, us, gbps)
-        if p and p["nnz"] == nnz and us > 0:
+    print("| SpMV alone | device | format | us | GB/s (12 nnz + 20 n) | error (worst row) | cuSPARSE us | vs cuSPARSE |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for kind, n, nnz, dev, fmt, us, gbps, err, bad in spmv:
+        p = peers.get((n, nnz, "spmv"))
+        ours = "| %s | %s | %s | %.1f | %.0f | %s |" % (kind, dev, fmt, us, gbps,
+                                                     err + (" (check failed: see above)" if bad else ""))
+        if p and us > 0:
             print("%s %.1f | %.2fx |" % (ours, 1e6 * p["seconds"], 1e6 * p["seconds"] / us))
         else:
             print("%s - | - |" % ours)

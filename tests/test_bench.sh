@@ -125,7 +125,7 @@ us = [float(l.split("|")[4]) for l in text.splitlines() if l.startswith("|") and
 r = json.load(open(d + "/clcg-random-none.json"))
 with open(d + "/cupy-random.jsonl", "w") as f:
     f.write(json.dumps({"what": "spmv", "n": n, "nnz": nnz, "device": "peer", "seconds": 2 * us * 1e-6, "gbps": 1.0}) + "\n")
-    f.write(json.dumps({"what": "cg", "n": r["n"], "device": "peer", "seconds_per_iteration": 3 * r["times"]["per_iteration"]}) + "\n")
+    f.write(json.dumps({"what": "cg", "n": r["n"], "nnz": r["nnz"], "device": "peer", "seconds_per_iteration": 3 * r["times"]["per_iteration"]}) + "\n")
 PY
 python3 "${srcdir:-.}/bench/summarize.py" "$t/sum" >"$t/sum.txt" 2>"$t/err"; rc=$?
 last=$(grep -v '^$' "$t/sum.txt" | tail -n 1)
@@ -133,4 +133,26 @@ cg=$(grep '^| random-none |' "$t/sum.txt")
 [ $rc -eq 0 ] && [ ! -s "$t/err" ] && echo "$last" | grep -q '^| random:3000,8 | .* | 2\.00x |$' &&
   echo "$cg" | grep -q ' | 3\.00x | ' && [ "$(grep -n '^| case |' "$t/sum.txt" | cut -d: -f1)" -gt "$(grep -n '| kernel |' "$t/sum.txt" | tail -n 1 | cut -d: -f1)" ]
 ok $? "summarize.py: the summary last, after the per-kernel tables; SpMV and CG against the peer (rc=$rc: $last; $cg)"
+# gpu_bench.sh itself, tiny, on this machine's device: every case, the summary last; an earlier
+# call's files in OUTDIR are not reported as this call's; a run that fails is named and makes
+# the status 1 (after the tables); bad settings are refused before anything runs
+mkdir -p "$t/gb"; echo '{"n": 1}' >"$t/gb/clcg-stale-case.json"
+CLCG_BIN="$CLCG_BIN" CLCG_BENCH_RANDOM=random:3000,8 CLCG_BENCH_ITERATIONS=5 CLCG_BENCH_REPEATS=1 \
+  timeout 600 bash "${srcdir:-.}/bench/gpu_bench.sh" "$t/gb" 8 >"$t/gb.out" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -s "$t/err" ] && [ ! -e "$t/gb/clcg-stale-case.json" ] && ! grep -q stale "$t/gb.out" &&
+  [ "$(grep -c '^| 8-\(none\|jacobi\|jacobi-scaled\)-\(no-tune\|tune\) |' "$t/gb.out")" -eq 6 ] &&
+  grep -q '^| random-none |' "$t/gb.out" && grep -v '^$' "$t/gb.out" | tail -n 1 | grep -q '^| random:3000,8 | .* | 0\.0e+00 | - | - |$'
+ok $? "gpu_bench.sh, tiny: 8 cases, the SpMV table last, an earlier call's record gone (rc=$rc) $(head -c 200 "$t/err")"
+CLCG_BIN="$CLCG_BIN" CLCG_BENCH_RANDOM=random:0 CLCG_BENCH_ITERATIONS=5 CLCG_BENCH_REPEATS=1 \
+  timeout 600 bash "${srcdir:-.}/bench/gpu_bench.sh" "$t/gb" 8 >"$t/gb.out" 2>"$t/err"; rc=$?
+[ $rc -eq 1 ] && grep -q '^gpu_bench.sh: clcg-random-none failed (exit 2)' "$t/err" &&
+  grep -q '^gpu_bench.sh: bench_spmv random:0 failed' "$t/err" && ! grep -q '^| random-none |' "$t/gb.out" &&
+  grep -q '^| 8-none-tune |' "$t/gb.out"
+ok $? "gpu_bench.sh with a random matrix refused: its runs named, status 1, the others' tables still there (rc=$rc)"
+for bad in "SIZES=abc" "CLCG_BENCH_ITERATIONS=x" "CLCG_BENCH_REPEATS=65" "CLCG_BENCH_BW=0"; do
+  size=8; case $bad in SIZES=*) size=${bad#SIZES=}; bad=CLCG_BENCH_UNUSED=1 ;; esac
+  env "$bad" CLCG_BIN="$CLCG_BIN" timeout 60 bash "${srcdir:-.}/bench/gpu_bench.sh" "$t/gbx" "$size" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q '^gpu_bench.sh: ' "$t/err" && [ ! -e "$t/gbx" ]
+  ok $? "gpu_bench.sh with $bad (size $size): refused before running, exit $rc, $(head -c 120 "$t/err")"
+done
 done_testing
