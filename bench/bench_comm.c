@@ -144,6 +144,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) {   /* its figures are between ranks: one rank has none to give */
+        fprintf(stderr, "bench_comm: needs 2 or more ranks (mpiexec -n 2 bench_comm)\n");
+        MPI_Finalize();
+        return 2;
+    }
     double lat = size > 1 ? pingpong(rank, 8, 2000) : 0.0;
     double t512k = size > 1 ? pingpong(rank, 512 * 1024, 200) : 0.0;
     double t16m = size > 1 ? pingpong(rank, 16 << 20, 20) : 0.0;
@@ -163,9 +168,17 @@ int main(int argc, char **argv)
         MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     double tall = (MPI_Wtime() - t0) / 2000;
     double r[8] = {0};
+    int failed = 0;
     if (copy_rates(512 * 1024, &r[0], &r[1], &r[2], &r[3], &txpin) != CLCG_OK ||
-        copy_rates(64 << 20, &r[4], &r[5], &r[6], &r[7], &txbig) != CLCG_OK)
+        copy_rates(64 << 20, &r[4], &r[5], &r[6], &r[7], &txbig) != CLCG_OK) {
         fprintf(stderr, "bench_comm: rank %d: %s\n", rank, clcg_error_message());
+        failed = 1;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (failed) {   /* no record with rates that were not measured */
+        MPI_Finalize();
+        return 1;
+    }
     if (rank == 0)
         printf("{\"ranks\": %d, \"mpi_latency_s\": %.3e, \"mpi_512k_GBps\": %.3f, \"mpi_16m_GBps\": %.3f, "
                "\"allreduce_1_double_s\": %.3e, \"h2d_pinned_512k_GBps\": %.2f, \"d2h_pinned_512k_GBps\": %.2f, "

@@ -86,6 +86,10 @@ for bad in "1e-8 x" "1e-8 -1" "2 4" "1e-8 4 0" "1e-8 4 y"; do
   ok $? "precision_model $bad: usage error, exit $rc, $(head -c 120 "$t/err")"
 done
 
+# bench_comm on one rank: refused (its figures are between ranks; it printed zeros as rates)
+timeout 120 $MPIEXEC -n 1 "$bdir/bench_comm" >"$t/comm" 2>"$t/err"; rc=$?
+[ $rc -ne 0 ] && [ ! -s "$t/comm" ] && grep -q '^bench_comm: needs 2 or more ranks' "$t/err"
+ok $? "bench_comm on 1 rank: refused, no record (rc=$rc: $(head -c 120 "$t/err"))"
 # bench_comm: two ranks, one JSON object, the exchange and the transfers timed
 timeout 300 $MPIEXEC -n 2 "$bdir/bench_comm" >"$t/comm" 2>"$t/err"; rc=$?
 python3 - "$t/comm" <<'PY'
