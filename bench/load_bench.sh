@@ -19,11 +19,19 @@ mpib=${MPIEXEC_BOUND:-mpirun --allow-run-as-root}
 mkdir -p "$out"
 mtx=${CLCG_LOAD_DIR:-/tmp}/load-bench.mtx
 bin_file=${CLCG_LOAD_DIR:-/tmp}/load-bench.bin
-wall() {   # wall seconds of a command, its output kept
-  local t0 t1
+rm -f "$out/failed.txt"
+wall() {   # wall seconds of a command, its output kept; "fail" for one that failed (named in failed.txt)
+  local t0 t1 rc
   t0=$(date +%s.%N)
   "$@" >"$out/last.txt" 2>&1
+  rc=$?
   t1=$(date +%s.%N)
+  if [ $rc -ne 0 ]; then
+    { echo "$* (exit $rc):"; head -n 3 "$out/last.txt"; } >>"$out/failed.txt"
+    : >"$out/last.txt"
+    echo fail
+    return
+  fi
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'
 }
 { date -u; uname -n; nproc; } >"$out/machine.txt"
@@ -48,3 +56,8 @@ for f in "$mtx" "$bin_file"; do
   done
 done
 rm -f "$mtx" "$bin_file"
+if [ -s "$out/failed.txt" ]; then
+  echo "load_bench.sh: runs failed (their rows say fail):" >&2
+  cat "$out/failed.txt" >&2
+  exit 1
+fi

@@ -12,7 +12,11 @@ export LC_ALL=C   # numbers with a decimal point (awk, printf, gnuplot), whateve
 out=${1:-probe-out}
 rounds=${2:-3}
 size=${3:-poisson3d:256}
-mkdir -p "$out"
+case $rounds in ''|*[!0-9]*|0*) echo "strong_probe.sh: ROUNDS '$rounds' is not a positive whole number" >&2; exit 2 ;; esac
+mkdir -p "$out" || exit 2
+# this call's figures alone: an earlier call's records and table are removed first
+rm -f "$out"/*.json "$out"/*.txt
+failed=0
 bin=${CLCG_BIN:-./clcg-mpi}
 common="--precond none --rtol 1e-30 --max-iterations 100 --repeat 3 --no-tune --devices-per-rank 1"
 configs=${CLCG_PROBE_CONFIGS:-"1gpu||-n 1 --bind-to none|
@@ -33,9 +37,11 @@ for r in $(seq 1 "$rounds"); do
       ms=$(sed -n 's/.*(\([0-9.]*\) ms per iteration).*/\1/p' "$out/$label-$r.txt" | tail -n 1)
       [ -n "$ms" ] || ms=fail ;;
     *)
-      env $envs mpirun --allow-run-as-root $mopts "$bin" $gen $common $copts -q --json "$j" </dev/null >"$out/$label-$r.txt" 2>&1
+      env $envs mpirun --allow-run-as-root $mopts "$bin" $gen $common $copts -q --json "$j" </dev/null >"$out/$label-$r.txt" 2>&1 ||
+        [ $? -eq 1 ] || rm -f "$j"   # exit 1: the iteration limit these runs reach on purpose
       ms=$(python3 -c "import json; print('%.4f' % (1e3*json.load(open('$j'))['times']['per_iteration']))" 2>/dev/null || echo fail) ;;
     esac
+    [ "$ms" != fail ] || { failed=1; echo "strong_probe.sh: $label round $r failed: see $out/$label-$r.txt" >&2; }
     echo "$label round $r: $ms" | tee -a "$out/table.txt"
   done <<<"$configs"
 done
@@ -47,3 +53,4 @@ while IFS='|' read -r label envs mopts copts; do   # kernel timelines (the last 
   echo "timeline of $label:"; grep timeline: "$out/timeline-$label.txt" | tail -n 16
 done <<<"${CLCG_PROBE_TIMELINE:-}"
 sort "$out/table.txt"
+exit $failed

@@ -159,4 +159,16 @@ for bad in "SIZES=abc" "CLCG_BENCH_ITERATIONS=x" "CLCG_BENCH_REPEATS=65" "CLCG_B
   [ $rc -eq 2 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q '^gpu_bench.sh: ' "$t/err" && [ ! -e "$t/gbx" ]
   ok $? "gpu_bench.sh with $bad (size $size): refused before running, exit $rc, $(head -c 120 "$t/err")"
 done
+# the other bench scripts: bad arguments refused (exit 2), failed runs not reported as times
+timeout 60 bash "${srcdir:-.}/bench/strong_probe.sh" "$t/sp" x >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "^strong_probe.sh: ROUNDS 'x'" "$t/err"
+ok $? "strong_probe.sh with ROUNDS x: exit $rc, $(head -c 100 "$t/err")"
+timeout 60 bash "${srcdir:-.}/bench/scaling_node.sh" "$t/sn" "1 x" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "^scaling_node.sh: rank count 'x'" "$t/err" && [ ! -e "$t/sn" ]
+ok $? "scaling_node.sh with a rank count x: exit $rc, $(head -c 100 "$t/err")"
+CLCG_BIN="$CLCG_BIN" CLCG_LOAD_DIR="$t" MPIEXEC="$MPIEXEC" MPIEXEC_BOUND="$MPIEXEC" \
+  timeout 300 bash "${srcdir:-.}/bench/load_bench.sh" "$t/lb" poisson3d:abc 2 >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 1 ] && grep -q '^load_bench.sh: runs failed' "$t/err" && ! grep -q '^.mtx  *singleton  *[0-9]' "$t/out" &&
+  grep -q '^.mtx  *singleton  *fail' "$t/out"
+ok $? "load_bench.sh with a spec the program refuses: the runs say fail, exit $rc"
 done_testing
