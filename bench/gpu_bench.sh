@@ -31,14 +31,15 @@ done
 case $its in ''|*[!0-9]*|0*) die "CLCG_BENCH_ITERATIONS '$its' is not a positive whole number" ;; esac
 case $reps in ''|*[!0-9]*|0*) die "CLCG_BENCH_REPEATS '$reps' is not a positive whole number" ;; esac
 [ "$reps" -le 64 ] || die "CLCG_BENCH_REPEATS $reps: clcg-mpi --repeat takes at most 64"
-awk -v b="$bw" 'BEGIN { exit !(b + 0 > 0 && b ~ /^[0-9.]+([eE][+-]?[0-9]+)?$/) }' || die "CLCG_BENCH_BW '$bw' is not a positive number of bytes/s"
+awk -v b="$bw" 'BEGIN { exit !(b + 0 > 0 && b ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/) }' || die "CLCG_BENCH_BW '$bw' is not a positive number of bytes/s"
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${CLCG_BIN:-./clcg-mpi}
 bdir=$(dirname "$bin")/bench
 [ -x "$bin" ] || die "$bin: not found or not executable (build first, or set CLCG_BIN)"
 mkdir -p "$out" || die "cannot make $out"
-rm -f "$out"/clcg-*.json "$out"/clcg-*.txt "$out"/cupy-*.jsonl "$out"/cupy-*.err "$out"/spmv-*.txt "$out"/tune.txt \
-  "$out"/machine.txt "$out"/rnd.*
+# (what this script writes and summarize.py reads; the tuning cache stays: --tune searches anew)
+rm -f "$out"/clcg-*.json "$out"/clcg-*.txt "$out"/cupy-*.jsonl "$out"/cupy-*.err "$out/spmv-random.txt" \
+  "$out/spmv-poisson.txt" "$out/machine.txt" "$out/rnd.rowptr.i32" "$out/rnd.col.i32" "$out/rnd.val.f64"
 failed=0
 fail() { echo "gpu_bench.sh: $1 failed (exit $2): see $3" >&2; failed=1; }
 # clcg-mpi at the iteration limit (exit 1) is what fixed-iteration timing runs reach on purpose
@@ -64,7 +65,7 @@ for n in $sizes; do
   done
   if [ $have_cupy = 1 ]; then
     python3 "$here/cupy_cg.py" "$n" "$its" "$reps" >"$out/cupy-$n.jsonl" 2>"$out/cupy-$n.err" ||
-      { rm -f "$out/cupy-$n.jsonl"; fail "cupy_cg.py $n" $? "$out/cupy-$n.err"; }
+      { rc=$?; rm -f "$out/cupy-$n.jsonl"; fail "cupy_cg.py $n" $rc "$out/cupy-$n.err"; }
   fi
 done
 # irregular rows: SpMV in every storage form and CG, against cuSPARSE and CuPy on the same matrix
@@ -73,7 +74,7 @@ if [ -n "$rnd" ]; then
     fail "bench_spmv $rnd" $? "$out/spmv-random.txt"
   if [ $have_cupy = 1 ] && [ -s "$out/rnd.val.f64" ]; then
     python3 "$here/cupy_file.py" "$out/rnd" "$its" "$reps" >"$out/cupy-random.jsonl" 2>"$out/cupy-random.err" ||
-      { rm -f "$out/cupy-random.jsonl"; fail "cupy_file.py $rnd" $? "$out/cupy-random.err"; }
+      { rc=$?; rm -f "$out/cupy-random.jsonl"; fail "cupy_file.py $rnd" $rc "$out/cupy-random.err"; }
   fi
   rm -f "$out"/rnd.*.i32 "$out"/rnd.val.f64
   for pc in none jacobi; do

@@ -19,6 +19,7 @@ mpib=${MPIEXEC_BOUND:-mpirun --allow-run-as-root}
 mkdir -p "$out"
 mtx=${CLCG_LOAD_DIR:-/tmp}/load-bench.mtx
 bin_file=${CLCG_LOAD_DIR:-/tmp}/load-bench.bin
+rm -f "$mtx" "$bin_file"   # an earlier call's, should this call's writes fail
 rm -f "$out/failed.txt"
 wall() {   # wall seconds of a command, its output kept; "fail" for one that failed (named in failed.txt)
   local t0 t1 rc

@@ -48,7 +48,7 @@ for f in ("spmv-poisson.txt", "spmv-random.txt"):
             spmv.append((head.group(1).rstrip(":"), int(head.group(2)), int(head.group(3)), cells[0], cells[1],
                          float(cells[3]), float(cells[4]), cells[5] if len(cells) > 5 else "-",
                          re.search(r"^bench_spmv: ", text, re.M) is not None))
-for (n, nnz, what), p in sorted(peers.items(), key=str):
+for (n, nnz, what), p in sorted(peers.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1, kv[0][2])):
     if what == "spmv":
         print("cuSPARSE SpMV (CuPy A @ x), n=%d nnz=%d: %.1f us, %.0f GB/s" % (n, p["nnz"], 1e6 * p["seconds"], p["gbps"]))
 print()
@@ -76,7 +76,7 @@ for name, r in runs.items():
     vs = "%.2fx%s" % (cupy["seconds_per_iteration"] * 1e3 / ms, " (PCG vs CG)" if pcg else "") if cupy and ms > 0 else "-"
     print("| %s | %s | %.4f | %s | %.3f | %.0f%% |" % (name, r["device"], ms, vs, 1e3 * floor,
                                                    100 * floor * 1e3 / ms if ms > 0 else 0))
-for (n, nnz, what), p in sorted(peers.items(), key=str):
+for (n, nnz, what), p in sorted(peers.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1, kv[0][2])):
     if what == "cg":
         print("| CuPy cg n=%d | %s | %.4f | 1.00x | | |" % (n, p["device"], 1e3 * p["seconds_per_iteration"]))
 if spmv:

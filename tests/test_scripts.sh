@@ -274,7 +274,8 @@ for f in one-node multi-node strong-scaling weak-scaling; do
   (cd "$tree" && SLURM_JOB_ID=8 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job1-$f CLCG_EXCHANGE=neighbor \
      CLCG_PROBLEM=poisson3d:8 CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 CLCG_REPEATS=1 bash "$t/spool/slurm_script" --dry-run) |
     sed -n 's/.* --json \([^ ]*\).*/\1/p' | while read -r rec; do echo '{}' >"$rec"; done
-  [ -n "$(find "$t/job1-$f" -name '*.json')" ] || echo "# no stale record made for $f"
+  [ -n "$(find "$t/job1-$f" -name '*.json')" ]
+  check $? "$f.sbatch: an earlier job's records put in the folder first (from the dry run's --json names)"
   (cd "$tree" && unset CLCG_BIN && SLURM_JOB_ID=8 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job1-$f \
      CLCG_EXCHANGE=neighbor CLCG_PROBLEM=poisson3d:8 CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 CLCG_REPEATS=1 \
      PATH="$t/fake:$PATH" bash "$t/spool/slurm_script") >"$t/out" 2>&1

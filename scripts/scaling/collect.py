@@ -259,7 +259,8 @@ def main(argv):
     summary = derive(rows)
     runs_path = a.output or os.path.join(a.folder, "runs.csv")
     summary_path = a.summary or os.path.join(a.folder, "summary.csv")
-    if runs_path == summary_path:
+    if runs_path == summary_path or "-" not in (runs_path, summary_path) and \
+            os.path.realpath(runs_path) == os.path.realpath(summary_path):
         ap.error("the per-run and the per-point CSV are both %s: give them two names" % runs_path)
     # both to temporary names first, put in place only once both are written
     done, path = [], runs_path
