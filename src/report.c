@@ -149,10 +149,10 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
     clcg_report_header(comm, o, p, 0);
     printf("solver: CG (%s), precond %s, rtol %g, on %s", info->variant, precond_name(o->precond),
            o->rtol, info->device);
-    if (info->ndevices_max > 1 && info->ndevices_min == info->ndevices_max)
-        printf(" (x%d per rank)", info->ndevices_max);
-    else if (info->ndevices_max > 1)   /* a rank with fewer rows than --devices-per-rank drives fewer */
+    if (info->ndevices_min < info->ndevices_max)   /* a rank with fewer rows than --devices-per-rank drives fewer */
         printf(" (x%d-%d per rank)", info->ndevices_min, info->ndevices_max);
+    else if (info->ndevices_max > 1)
+        printf(" (x%d per rank)", info->ndevices_max);
     printf(", format %s", info->format);
     if (size > 1)
         printf(", exchange %s", exchange_name(o->exchange));
