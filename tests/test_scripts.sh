@@ -72,11 +72,22 @@ check $? "multi-node dry run: CLCG_RANKS=6 on 2 nodes of 4 GPUs, 3 a node; CLCG_
 for v in "CLCG_RANKS=5:one-node.sbatch:do not fit" "CLCG_RANKS=9:multi-node.sbatch:do not fit" \
          "CLCG_RANKS=1:multi-node.sbatch:without one" "CLCG_RANKS=1 2:one-node.sbatch:one rank count" \
          "CLCG_RANKS=02:one-node.sbatch:not a positive" "CLCG_REPEATS=0:multi-node.sbatch:not a positive" \
-         "CLCG_REPEATS=65:one-node.sbatch:at most 64" "CLCG_REPEATS=100:multi-node.sbatch:at most 64"; do
+         "CLCG_REPEATS=65:one-node.sbatch:at most 64" "CLCG_REPEATS=100:multi-node.sbatch:at most 64" \
+         "CLCG_SRUN_WAIT=07:strong-scaling.sbatch:whole number of seconds" \
+         "CLCG_SRUN_WAIT=-1:weak-scaling.sbatch:whole number of seconds" \
+         "CLCG_SRUN_WAIT=1e3:one-node.sbatch:whole number of seconds"; do
   a=${v%%:*} f=${v#*:} f=${f%%:*} msg=${v##*:}
   (export "$a"; dry "$f" --nodes "$(case $f in one*) echo 1 ;; *) echo 2 ;; esac)" --gpus-per-node 4)
   [ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "$msg" "$t/dry"
   check $? "$f refuses $a" "$t/dry"
+done
+for f in one-node.sbatch multi-node.sbatch strong-scaling.sbatch weak-scaling.sbatch; do
+  dry "$f" --nodes "$(case $f in one*) echo 1 ;; *) echo 2 ;; esac)" --gpus-per-node 2 &&
+    [ -s "$t/srun" ] && ! grep -v -q -e ' --gpus-per-task=1 --wait=60 ' "$t/srun" &&
+    (CLCG_SRUN_WAIT=0; export CLCG_SRUN_WAIT
+     dry "$f" --nodes "$(case $f in one*) echo 1 ;; *) echo 2 ;; esac)" --gpus-per-node 2) &&
+    ! grep -v -q -e ' --wait=0 ' "$t/srun"
+  check $? "$f: every srun step ends the other ranks 60 s after one ended (CLCG_SRUN_WAIT=0: --wait=0, no limit)" "$t/dry"
 done
 dry one-node.sbatch --nodes 2
 [ $? -eq 2 ] && [ ! -s "$t/srun" ]
