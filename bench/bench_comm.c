@@ -180,10 +180,10 @@ int main(int argc, char **argv)
                "\"allreduce_1_double_s\": %.3e, \"h2d_pinned_512k_GBps\": %.2f, \"d2h_pinned_512k_GBps\": %.2f, "
                "\"h2d_pageable_512k_GBps\": %.2f, \"d2h_pageable_512k_GBps\": %.2f, \"h2d_pinned_64m_GBps\": %.2f, "
                "\"d2h_pinned_64m_GBps\": %.2f, \"h2d_pageable_64m_GBps\": %.2f, \"d2h_pageable_64m_GBps\": %.2f, "
-               "\"exchange_512k_s\": %.3e, \"exchange_512k_pinned_s\": %.3e",
+               "\"exchange_512k_s\": %.3e, \"exchange_512k_pinned_s\": %.3e, \"exchange_64m_pinned_s\": %.3e",
                size, lat, 512 * 1024 / t512k / 1e9, (16 << 20) / t16m / 1e9, tall,
                r[0] / 1e9, r[1] / 1e9, r[2] / 1e9, r[3] / 1e9, r[4] / 1e9, r[5] / 1e9, r[6] / 1e9, r[7] / 1e9, tx,
-               txpin);
+               txpin, txbig);
     if (rank == 0 && size > 2)
         printf(", \"slab_halo_512k_s\": %.3e", tslab);
     if (rank == 0)

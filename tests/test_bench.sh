@@ -96,7 +96,7 @@ python3 - "$t/comm" <<'PY'
 import json, sys
 j = json.loads(open(sys.argv[1]).read())
 assert j["ranks"] == 2, j
-for k in ("mpi_latency_s", "exchange_512k_s", "exchange_512k_pinned_s", "h2d_pinned_512k_GBps", "d2h_pinned_64m_GBps"):
+for k in ("mpi_latency_s", "exchange_512k_s", "exchange_512k_pinned_s", "exchange_64m_pinned_s", "h2d_pinned_512k_GBps", "d2h_pinned_64m_GBps"):
     assert j[k] > 0, k
 PY
 r=$?
