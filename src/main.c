@@ -342,7 +342,7 @@ int main(int argc, char **argv)
     if (o.load_only) {
         if (rank == 0 && !o.quiet)
             printf("%s: n = %lld, nnz = %lld, %d rank%s: read %.3f s, partition %.3f s, setup %.3f s, "
-                   "at most %lld entries held on a rank\n", p.name, (long long)p.A.n,
+                   "at most %lld entries held on a rank at once while loading\n", p.name, (long long)p.A.n,
                    (long long)p.nnz, size, size == 1 ? "" : "s", p.t_read, p.t_partition, p.t_setup,
                    (long long)p.max_held);
         clcg_problem_free(&p);
