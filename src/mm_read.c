@@ -1110,10 +1110,11 @@ static clcg_status read_file(const char *path, int kind, int64_t n, clcg_mm_head
         s.cap = mm_block;
     }
 
-    /* triplets: all at once for a plain file (its size bounds the count); for
-       gzip, grow as they come */
+    /* triplets: all at once for a plain regular file (its size bounds the count); for
+       gzip, and for what has no size (a pipe: the size line's count is unchecked there),
+       grow as they come */
     cap = h->nentries;
-    most = h->gz ? (1 << 20) : entry_bound(h, avail);
+    most = h->gz || avail < 0 ? (1 << 20) : entry_bound(h, avail);
     CLCG_CHECK(st, clcg_coo_reserve(a, cap < most ? cap : most), done);
     a->n = h->nrows;
     a->symmetric = h->type[3] == 'S';

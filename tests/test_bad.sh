@@ -226,6 +226,23 @@ else
 fi
 [ $rc -eq 4 ] && [ ! -e "$t/w.mtx" ] && grep -q 'bign.mtx:2: 1000000000 rows but 1 entries: a diagonal entry is missing' "$t/err"
 ok $? "a billion rows, one entry, --write-matrix: refused as not positive definite (rc=$rc, $(head -c 100 "$t/err"))"
+# through a pipe (no file size to bound it) the size line's count of 900 million entries
+# must not size the triplets before they come (7.2 GB each, under a 4 GB limit here): the
+# file ends after one, and says so, as a regular file does; likewise a --rhs
+{ mm general; printf '3 3 900000000\n1 1 1\n'; } >"$t/pipecount.mtx"
+{ mm general; printf '2 1 900000000\n1 1 1\n'; } >"$t/piperhs.mtx"
+{ mm symmetric; printf '2 2 2\n1 1 2\n2 2 2\n'; } >"$t/d2.mtx"
+for how in matrix rhs; do
+  if [ $how = matrix ]; then set -- /dev/stdin; f=pipecount.mtx; else set -- --rhs /dev/stdin "$t/d2.mtx"; f=piperhs.mtx; fi
+  if (ulimit -v 4000000; "$CLCG_BIN" --version) >/dev/null 2>&1; then
+    (ulimit -v 4000000; cat "$t/$f" | "$CLCG_BIN" --reference "$@" >"$t/out" 2>"$t/err"); rc=$?
+  else
+    cat "$t/$f" | "$CLCG_BIN" --reference "$@" >"$t/out" 2>"$t/err"; rc=$?
+  fi
+  [ $rc -eq 3 ] && [ ! -s "$t/out" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+    grep -q '/dev/stdin:3: truncated: 1 entries of 900000000 declared' "$t/err"
+  ok $? "a $how through a pipe declaring 900 million entries, holding one: truncated, named (rc=$rc, $(head -c 100 "$t/err"))"
+done
 # --write-matrix checks the memory rank 0 needs for the whole matrix, read or generated
 { mm general; printf '3 3 3\n1 1 1\n2 2 1\n3 3 1\n'; } >"$t/d3.mtx"
 for src in "$t/d3.mtx" "--generate poisson2d:10"; do
