@@ -349,8 +349,16 @@ static clcg_status parse_random(const char *spec, const char *s, clcg_gen *g)
         goto bad;
     g->kind = CLCG_GEN_RANDOM;
     rnd_setup(g);
-    snprintf(g->name, sizeof g->name, "random:%" PRId64 ",%g,%" PRIu64, g->n, g->avg_degree,
-             g->seed);
+    /* AVG as the shortest form that reads back as the same double: the name (the report's,
+     * the record's "matrix") must give this very matrix again, and a tiny change of AVG can
+     * change the long-range offsets drawn (random:5000,27.9614004 is not random:5000,27.9614) */
+    char avg[32];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(avg, sizeof avg, "%.*g", prec, g->avg_degree);
+        if (strtod(avg, NULL) == g->avg_degree)
+            break;
+    }
+    snprintf(g->name, sizeof g->name, "random:%" PRId64 ",%s,%" PRIu64, g->n, avg, g->seed);
     return CLCG_OK;
 bad:
     return clcg_error(CLCG_ERR_USAGE,
