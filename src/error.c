@@ -120,6 +120,11 @@ clcg_status clcg_error(clcg_status s, const char *fmt, ...)
             clcg_msg[MSG_MAX - 1] = '\0';
         }
         va_end(aq);
+        /* one line, whatever a path or an argument held: a newline or another control
+           character in it (a terminal's escape too) is shown as '?' */
+        for (char *c = clcg_msg; *c; c++)
+            if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
+                *c = '?';
         clcg_msg_set = 1;
     }
     return s;

@@ -243,6 +243,18 @@ for how in matrix rhs; do
     grep -q '/dev/stdin:3: truncated: 1 entries of 900000000 declared' "$t/err"
   ok $? "a $how through a pipe declaring 900 million entries, holding one: truncated, named (rc=$rc, $(head -c 100 "$t/err"))"
 done
+# a newline or an escape in a path or an argument leaves the message one line ('?' for it)
+{ mm symmetric; printf '2 2 2\n1 1 1\n2 2 \033[31m1\n'; } >"$t/esc
+.mtx"
+for a in "$t/no
+such.mtx" "$t/esc
+.mtx" "--generate=poisson3d:4
+x"; do
+  "$CLCG_BIN" "$a" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -ge 2 ] && [ $rc -le 3 ] && [ ! -s "$t/out" ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
+    ! LC_ALL=C grep -q "$(printf '\033')" "$t/err" && grep -q '^clcg-mpi: .*?' "$t/err"
+  ok $? "an argument holding a newline: one line of message, rc=$rc ($(tr -c '[:print:]' '.' <"$t/err" | head -c 120))"
+done
 # --write-matrix checks the memory rank 0 needs for the whole matrix, read or generated
 { mm general; printf '3 3 3\n1 1 1\n2 2 1\n3 3 1\n'; } >"$t/d3.mtx"
 for src in "$t/d3.mtx" "--generate poisson2d:10"; do
