@@ -21,6 +21,7 @@
  * each; a hub row scans its block, O(block) = O(its entries / q).  Summed over all rows
  * that is O(N) per level, so clcg_gen_row_nnz over all rows stays linear. */
 #include "clcg_impl.h"
+#include "dist.h"   /* clcg_show_double */
 
 #include <ctype.h>
 #include <errno.h>
@@ -353,12 +354,8 @@ static clcg_status parse_random(const char *spec, const char *s, clcg_gen *g)
      * the record's "matrix") must give this very matrix again, and a tiny change of AVG can
      * change the long-range offsets drawn (random:5000,27.9614004 is not random:5000,27.9614) */
     char avg[32];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(avg, sizeof avg, "%.*g", prec, g->avg_degree);
-        if (strtod(avg, NULL) == g->avg_degree)
-            break;
-    }
-    snprintf(g->name, sizeof g->name, "random:%" PRId64 ",%s,%" PRIu64, g->n, avg, g->seed);
+    snprintf(g->name, sizeof g->name, "random:%" PRId64 ",%s,%" PRIu64, g->n,
+             clcg_show_double(g->avg_degree, avg), g->seed);
     return CLCG_OK;
 bad:
     return clcg_error(CLCG_ERR_USAGE,
