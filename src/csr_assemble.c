@@ -84,18 +84,6 @@ static int64_t find(const clcg_csr *a, int64_t i, int32_t j)
     return (lo < a->rowptr[i + 1] && a->colind[lo] == j) ? lo : -1;
 }
 
-/* Shortest %g form that reads back as v. */
-static const char *show(double v, char out[32])
-{
-    int p;
-    for (p = 1; p <= 17; p++) {
-        snprintf(out, 32, "%.*g", p, v);
-        if (strtod(out, NULL) == v || v != v)
-            break;
-    }
-    return out;
-}
-
 clcg_status clcg_csr_check_symmetric(const char *path, const clcg_csr *a, const char *hint)
 {
     int64_t i, k;
@@ -114,8 +102,8 @@ clcg_status clcg_csr_check_symmetric(const char *path, const clcg_csr *a, const 
                 char sx[32], sy[32];
                 return clcg_error(CLCG_ERR_INPUT, "%s: matrix is not symmetric: A(%" PRId64 ",%"
                                   PRId64 ") = %s but A(%" PRId64 ",%" PRId64 ") = %s (%s)", path, i + 1,
-                                  (int64_t)j + 1, show(x, sx), (int64_t)j + 1, i + 1,
-                                  show(y, sy), hint);
+                                  (int64_t)j + 1, clcg_show_double(x, sx), (int64_t)j + 1, i + 1,
+                                  clcg_show_double(y, sy), hint);
             }
         }
     }
@@ -136,7 +124,7 @@ static clcg_status check_rows(const char *path, const clcg_csr *a)
             if (!isfinite(a->val[t]))
                 return clcg_error(CLCG_ERR_INPUT, "%s: A(%" PRId64 ",%" PRId64 ") = %s: its duplicate "
                                   "entries sum beyond double precision", path, i + 1,
-                                  (int64_t)a->colind[t] + 1, show(a->val[t], sd));
+                                  (int64_t)a->colind[t] + 1, clcg_show_double(a->val[t], sd));
         t = find(a, i, (int32_t)i);
         d = t >= 0 ? a->val[t] : 0.0;
         if (t < 0)
@@ -145,7 +133,7 @@ static clcg_status check_rows(const char *path, const clcg_csr *a)
         if (!(d > 0))
             return clcg_error(CLCG_ERR_NOT_SPD, "%s: diagonal entry A(%" PRId64 ",%" PRId64
                               ") = %s is not positive: the matrix is not positive definite",
-                              path, i + 1, i + 1, show(d, sd));
+                              path, i + 1, i + 1, clcg_show_double(d, sd));
     }
     return CLCG_OK;
 }

@@ -63,7 +63,4 @@ clcg_status clcg_dist_check_rows(const char *path, int64_t row0, int64_t nrows,
                                  const int64_t *rowptr, const clcg_gidx *gcol, const int32_t *col32,
                                  const double *val);
 
-/* Shortest %g form of v that reads back as v (for messages). */
-const char *clcg_show_double(double v, char out[32]);
-
 #endif

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +129,16 @@ clcg_status clcg_error(clcg_status s, const char *fmt, ...)
         clcg_msg_set = 1;
     }
     return s;
+}
+
+const char *clcg_show_double(double v, char out[32])
+{
+    for (int p = 1; p <= 17; p++) {
+        snprintf(out, 32, "%.*g", p, v);
+        if (strtod(out, NULL) == v || v != v)
+            break;
+    }
+    return out;
 }
 
 const char *clcg_error_message(void)

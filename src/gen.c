@@ -21,7 +21,6 @@
  * each; a hub row scans its block, O(block) = O(its entries / q).  Summed over all rows
  * that is O(N) per level, so clcg_gen_row_nnz over all rows stays linear. */
 #include "clcg_impl.h"
-#include "dist.h"   /* clcg_show_double */
 
 #include <ctype.h>
 #include <errno.h>

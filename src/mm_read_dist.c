@@ -112,16 +112,6 @@ static clcg_status mpi_ok(int rc, const char *what)
     return rc == MPI_SUCCESS ? CLCG_OK : clcg_error(CLCG_ERR_MPI, "%s failed while reading the matrix", what);
 }
 
-const char *clcg_show_double(double v, char out[32])
-{
-    for (int p = 1; p <= 17; p++) {
-        snprintf(out, 32, "%.*g", p, v);
-        if (strtod(out, NULL) == v || v != v)
-            break;
-    }
-    return out;
-}
-
 int64_t clcg_block_begin(int64_t n, int size, int r)
 {
     int64_t q = n / size, rem = n % size;

@@ -245,12 +245,7 @@ static void json_str(FILE *f, const char *s)
 static void json_exact(FILE *f, double v)
 {
     char buf[32];
-    for (int digits = 6; digits <= 17; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    fputs(buf, f);
+    fputs(clcg_show_double(v, buf), f);
 }
 
 static void json_num(FILE *f, double v)
