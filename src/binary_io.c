@@ -242,7 +242,7 @@ static clcg_status same_file_everywhere(MPI_Comm comm, int rank, const char *pat
         clock_gettime(CLOCK_REALTIME, &ts);
         const int64_t t[3] = {(int64_t)getpid(), (int64_t)ts.tv_sec, (int64_t)ts.tv_nsec};
         memcpy(token, t, sizeof t);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        int fd = clcg_tmp_create(tmp);
         if (fd >= 0)
             clcg_tmp_file(tmp);
         if (fd < 0 || write(fd, token, sizeof token) != (ssize_t)sizeof token)

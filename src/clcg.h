@@ -169,6 +169,11 @@ void clcg_tmp_release(int slot);
 /* The temporary name an output TARGET is written under before the rename: TARGET.tmp.PID,
  * or DIR/.clcg-PID.tmp where that would pass the longest file name. */
 void clcg_tmp_name(const char *target, long pid, char *out, size_t len);
+/* Create the temporary file TMP (a name of clcg_tmp_name) for writing, as a new regular file:
+ * never through a symbolic link or onto an existing file of that name (one left by an
+ * earlier process with the same pid, or planted there, is removed first, not written
+ * through).  A descriptor, or -1 with errno set. */
+int clcg_tmp_create(const char *tmp);
 /* The other ranks guard rank 0's temporary files too: a launcher ending the job (mpirun
  * passing on SIGTERM) may signal another rank first and, once that one has died, kill rank
  * 0 before its handler runs.  clcg_tmp_set_pid0 (every rank, after MPI_Init) keeps rank 0's

@@ -160,6 +160,17 @@ void clcg_tmp_name(const char *target, long pid, char *out, size_t len)
     }
 }
 
+int clcg_tmp_create(const char *tmp)
+{
+    for (int tries = 0; ; tries++) {
+        const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST || tries > 0)
+            return fd;
+        if (unlink(tmp) != 0 && errno != ENOENT)   /* the name itself, never what a link names */
+            return -1;
+    }
+}
+
 void clcg_tmp_expect(const char *path)
 {
     struct stat sf;
@@ -194,7 +205,7 @@ static clcg_status out_open(mm_out *o, const char *path)
             clcg_tmp_name(o->target, (long)getpid(), o->tmp, n);
     }
     if (st == CLCG_OK) {
-        o->fd = direct ? clcg_out_open_direct(path) : open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        o->fd = direct ? clcg_out_open_direct(path) : clcg_tmp_create(o->tmp);
         if (o->fd < 0)
             st = clcg_error(CLCG_ERR_IO, "%s: cannot create the file: %s", path, strerror(errno));
         else if (!direct)

@@ -275,12 +275,17 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         if (st != CLCG_OK)
             return clcg_agree(comm, st, NULL);
         clcg_tmp_name(direct ? o->json : target, (long)getpid(), tmp, sizeof tmp);
-        int dfd = direct ? clcg_out_open_direct(o->json) : -1;
-        FILE *f = direct ? (dfd >= 0 ? fdopen(dfd, "w") : NULL) : fopen(tmp, "w");
+        int dfd = direct ? clcg_out_open_direct(o->json) : clcg_tmp_create(tmp);
+        FILE *f = dfd >= 0 ? fdopen(dfd, "w") : NULL;
         if (f && !direct)
             clcg_tmp_file(tmp);
-        if (direct && dfd >= 0 && !f)
+        if (dfd >= 0 && !f) {
+            const int e = errno;
             close(dfd);
+            if (!direct)
+                unlink(tmp);
+            errno = e;
+        }
         if (!f) {
             free(target);
             return clcg_agree(comm, clcg_error(CLCG_ERR_IO, "%s: cannot write: %s", o->json, strerror(errno)), NULL);

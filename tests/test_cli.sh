@@ -123,6 +123,23 @@ print(p.wait(), err.strip())' "$t/pipe/late.fifo" "$CLCG_BIN" --generate poisson
 else
   skip "standard output's reader gone before \"solution written to\"" "no python3 or no FIFO"
 fi
+# a temporary name already taken (a symbolic link planted at TARGET.tmp.PID, PIDs being
+# predictable): the output is written to a new file of that name, never through the link, so
+# the file it names is left as it was, whether the run succeeds or fails
+mkdir "$t/link" && echo precious >"$t/link/victim"
+for out in "-o x.mtx" "--json r.json" "--write-matrix m.mtx" "--write-binary m.bin" "-o f.mtx --json /dev/full"; do
+  set -- $out
+  (cd "$t/link" && exec sh -c 'ln -s victim "$1.tmp.$$" && shift && exec "$@"' sh "$2" "$CLCG_BIN" --generate poisson2d:6 -q $out) \
+    >/dev/null 2>"$t/err"; rc=$?
+  case $out in
+    *full) want=3; kept=$(ls -A "$t/link" | tr '\n' ' '); [ "$kept" = "victim " ] ;;
+    *) want=0; [ -f "$t/link/$2" ] && [ ! -L "$t/link/$2" ] && [ -s "$t/link/$2" ] && [ "$(ls -A "$t/link" | wc -l)" -eq 2 ] ;;
+  esac
+  good=$?
+  [ $good -eq 0 ] && [ $rc -eq $want ] && [ "$(cat "$t/link/victim")" = precious ]
+  ok $? "$out with a symbolic link planted at the temporary name: exit $want, the link's target as it was, no link left (rc=$rc: $(ls -A "$t/link" | tr '\n' ' ') $(head -c 200 "$t/err"))"
+  rm -f "$t/link/$2" "$t/link/$2".tmp.*
+done
 # --monitor: the problem's line first, then ||r||/||b|| at iterations 0..N, then the rest of
 # the report; the last residual printed is the one reported, and N the iterations counted
 for np in 1 2; do
