@@ -308,6 +308,45 @@ for f in one-node multi-node strong-scaling weak-scaling; do
   [ $rc -eq 0 ] && ! grep -q 'failed' "$t/out" && [ -n "$(find "$t/job9-$f" -name '*.json')" ]
   check $? "$f.sbatch in a job whose runs end at the iteration limit (exit 1, a record each): the job passes (rc=$rc)" "$t/out"
 done
+# a binary that is not there: named before any step is launched
+for f in one-node multi-node strong-scaling weak-scaling; do
+  rm -f "$t/fake/srun.log"
+  cp "$slurm/$f.sbatch" "$t/spool/slurm_script"
+  (cd "$tree" && SLURM_JOB_ID=10 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job10-$f CLCG_BIN=$t/no-such-binary \
+     CLCG_EXCHANGE=neighbor CLCG_PROBLEM=poisson3d:8 CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 CLCG_REPEATS=1 \
+     PATH="$t/fake:$PATH" bash "$t/spool/slurm_script") >"$t/out" 2>&1
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "no-such-binary' is not found or not executable" "$t/out" && [ -z "$(find "$t/job10-$f" -name '*.json')" ]
+  check $? "$f.sbatch with a CLCG_BIN that is not there: exit 2, named, no step run (rc=$rc)" "$t/out"
+done
+# the series templates and a folder given twice: a record of the series that this job does
+# not write again (another rank count) is refused, before any step; one of its own names is
+# removed before the first step, so that a job stopped early (USR1 from the first step here)
+# leaves none of the earlier job's records beside its own
+printf '#!/bin/sh\nkill -USR1 $PPID\nwhile [ $# -gt 0 ]; do case $1 in --*) shift ;; *) break ;; esac; done\nexec "$@"\n' >"$t/fake/srun-usr1"
+printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --json ] && echo "{}" >"$2"; shift; done\nexit 0\n' >"$t/fake/record"
+chmod +x "$t/fake/srun-usr1" "$t/fake/record"
+for f in strong weak; do
+  cp "$slurm/$f-scaling.sbatch" "$t/spool/slurm_script"
+  mkdir -p "$t/job11-$f" && echo '{}' >"$t/job11-$f/$f-neighbor-p4-r1.json"
+  (cd "$tree" && SLURM_JOB_ID=11 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job11-$f CLCG_BIN=$t/fake/record CLCG_SCRIPTS=$t/none \
+     CLCG_EXCHANGE=neighbor CLCG_PROBLEM=poisson3d:8 CLCG_RANKS="1 2" CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 CLCG_REPEATS=1 \
+     PATH="$t/fake:$PATH" bash "$t/spool/slurm_script") >"$t/out" 2>&1
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "holds $f-neighbor-p4-r1.json, a record of an earlier $f series" "$t/out" &&
+    [ "$(ls "$t/job11-$f")" = "$f-neighbor-p4-r1.json" ]
+  check $? "$f-scaling.sbatch into a folder with another job's record of the series: exit 2, named, nothing run (rc=$rc)" "$t/out"
+  rm -f "$t/job11-$f"/*.json
+  echo '{"earlier": 1}' >"$t/job11-$f/$f-neighbor-p2-r1.json"
+  cp "$t/fake/srun-usr1" "$t/fake/srun"
+  (cd "$tree" && SLURM_JOB_ID=12 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job11-$f CLCG_BIN=$t/fake/record CLCG_SCRIPTS=$t/none \
+     CLCG_EXCHANGE=neighbor CLCG_PROBLEM=poisson3d:8 CLCG_RANKS="1 2" CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 CLCG_REPEATS=1 \
+     PATH="$t/fake:$PATH" bash "$t/spool/slurm_script") >"$t/out" 2>&1
+  rc=$?
+  [ $rc -eq 1 ] && grep -q 'stopped early' "$t/out" && [ "$(ls "$t/job11-$f")" = "$f-neighbor-p1-r1.json" ]
+  check $? "$f-scaling.sbatch stopped early near the time limit: exit 1, its own runs only, the earlier job's record of a later run gone (rc=$rc: $(ls "$t/job11-$f" | tr '\n' ' '))" "$t/out"
+done
+printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in --*) shift ;; *) break ;; esac; done\nexec "$@"\n' >"$t/fake/srun"
 
 # ---- a tiny strong and weak series on the CPU device ----
 if [ -z "${CLCG_BIN:-}" ] || [ ! -x "$CLCG_BIN" ] || [ -z "${MPIEXEC:-}" ]; then
