@@ -15,6 +15,10 @@ u = ranks * devices_per_rank and T the time per iteration, relative to the small
   strong: speedup = T(u0) / T(u),              efficiency = speedup * u0 / u
   weak:   efficiency = T(u0) / T(u),           speedup = efficiency * u / u0  (scaled)
 
+summary.csv's base_units is the u0 of the point's curve: a curve whose runs on the series'
+smallest device count failed or are missing starts higher, with a warning, as does one with
+two layouts (ranks x devices) on its u0, whose baseline is the layout with the fewest ranks.
+
 comm_share is the share of the solve time spent communicating: the record's times.comm
 (the maximum over ranks of each rank's exchange + allreduce time) where it has one, else
 times.exchange + times.allreduce (each the maximum over ranks, so their sum may exceed any
@@ -51,6 +55,7 @@ SUMMARY_FIELDS = [
     "series", "curve", "exchange", "precond", "variant", "units", "ranks", "devices_per_rank",
     "n", "runs", "iterations", "per_iteration_ms", "per_iteration_ms_min", "solve_s",
     "comm_share", "bytes_sent_max", "speedup", "efficiency", "rtol", "max_iterations",
+    "base_units",
 ]
 # outcomes that mean the run failed: its time says nothing about the scaling
 FAILED = ("DIVERGED_INDEFINITE", "DIVERGED_BREAKDOWN", "DIVERGED_NANORINF", "DIVERGED_RESIDUAL_GAP",
@@ -170,6 +175,13 @@ def derive(rows):
             continue
         curves.setdefault(row["_key"], []).append(row)
     summary = []
+    # the smallest device count of each series, over its curves: a curve that starts above
+    # it (its runs there failed or are missing) has its speedup and efficiency relative to
+    # another baseline than the curves it is plotted with
+    series_u0 = {}
+    for key, members in curves.items():
+        u = min(r["units"] for r in members)
+        series_u0[key[0]] = min(u, series_u0.get(key[0], u))
     for key in sorted(curves, key=lambda k: tuple(str(v) for v in k)):
         members = curves[key]
         # a point per (units, ranks): 1 rank x 4 devices and 4 ranks x 1 device stay apart
@@ -177,6 +189,15 @@ def derive(rows):
         for row in members:
             points.setdefault((row["units"], row["ranks"]), []).append(row)
         u0 = min(points)[0]
+        if u0 > series_u0[key[0]]:
+            warn("the curve %s has no point on %s devices, where other %s curves start: its speedup"
+                 " and efficiency are relative to %s devices (base_units)"
+                 % (members[0]["curve"], series_u0[key[0]], key[0], u0))
+        layouts = sorted(nr for u, nr in points if u == u0)
+        if len(layouts) > 1:
+            warn("the curve %s has %d layouts on %s devices (%s ranks): its baseline is the one of %s"
+                 " ranks, so the others there have a speedup other than 1"
+                 % (members[0]["curve"], len(layouts), u0, "/".join(map(str, layouts)), layouts[0]))
         t0 = median(r["per_iteration_ms"] for r in points[min(points)])
         weak = key[0] == "weak"
 
@@ -219,6 +240,7 @@ def derive(rows):
                 "bytes_sent_max": median(r["bytes_sent_max"] for r in runs),
                 "speedup": sp, "efficiency": eff,
                 "rtol": first["rtol"], "max_iterations": first["max_iterations"],
+                "base_units": u0,
             })
     return summary
 
