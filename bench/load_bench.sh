@@ -17,9 +17,12 @@ bin=${CLCG_BIN:-./clcg-mpi}
 mpi=${MPIEXEC:-mpirun --allow-run-as-root --bind-to none}
 mpib=${MPIEXEC_BOUND:-mpirun --allow-run-as-root}
 mkdir -p "$out"
-mtx=${CLCG_LOAD_DIR:-/tmp}/load-bench.mtx
-bin_file=${CLCG_LOAD_DIR:-/tmp}/load-bench.bin
-rm -f "$mtx" "$bin_file"   # an earlier call's, should this call's writes fail
+# files of this call alone: two calls at once (another user's, on a shared /tmp) must not
+# time each other's matrix
+work=$(mktemp -d "${CLCG_LOAD_DIR:-/tmp}/load-bench.XXXXXX") || { echo "load_bench.sh: cannot make a folder in ${CLCG_LOAD_DIR:-/tmp}" >&2; exit 2; }
+trap 'rm -rf "$work"' EXIT
+mtx=$work/load-bench.mtx
+bin_file=$work/load-bench.bin
 rm -f "$out/failed.txt"
 wall() {   # wall seconds of a command, its output kept; "fail" for one that failed (named in failed.txt)
   local t0 t1 rc
@@ -56,7 +59,6 @@ for f in "$mtx" "$bin_file"; do
     done
   done
 done
-rm -f "$mtx" "$bin_file"
 if [ -s "$out/failed.txt" ]; then
   echo "load_bench.sh: runs failed (their rows say fail):" >&2
   cat "$out/failed.txt" >&2
