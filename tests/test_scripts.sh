@@ -468,6 +468,20 @@ if have python3; then
       [ -z "$(find "$t/cw" -name '*.csv*')" ]
     check $? "collect.py $o: one message, status 1, no CSV left (rc=$rc)" "$t/err"
   done
+  # a CSV named through a symbolic link: the link kept, its target written; one that is a FIFO
+  # (or a device: /dev/null) written through, not replaced by a file; a link planted at the
+  # temporary name not written through
+  mkdir -p "$t/cl" && echo earlier >"$t/cl/real.csv" && ln -s real.csv "$t/cl/lnk.csv" && mkfifo "$t/cl/s.fifo" &&
+    echo precious >"$t/cl/victim"
+  timeout 30 cat "$t/cl/s.fifo" >"$t/cl/s.got" &
+  catpid=$!
+  sh -c 'ln -s victim "$1/real.csv.tmp.$$" && shift && exec "$@"' sh "$t/cl" \
+    python3 "$scaling/collect.py" "$t/cw" -o "$t/cl/lnk.csv" --summary "$t/cl/s.fifo" >"$t/out" 2>"$t/err"; rc=$?
+  wait $catpid
+  [ $rc -eq 0 ] && [ -L "$t/cl/lnk.csv" ] && head -1 "$t/cl/real.csv" | grep -q '^file,series,curve' && [ -p "$t/cl/s.fifo" ] &&
+    head -1 "$t/cl/s.got" | grep -q '^series,curve' && [ "$(cat "$t/cl/victim")" = precious ] &&
+    [ -z "$(find "$t/cl" -name '*.tmp.*')" ]
+  check $? "collect.py onto a symbolic link and a FIFO: the link kept and its target written, the FIFO written through (rc=$rc)" "$t/err"
   python3 "$scaling/collect.py" "$t/cw" -o "$t/cw/x.csv" --summary "$t/cw/x.csv" >"$t/out" 2>"$t/err"; rc=$?
   [ $rc -eq 2 ] && grep -q 'both .*x.csv: give them two names' "$t/err" && [ -z "$(find "$t/cw" -name '*.csv*')" ]
   check $? "collect.py with one name for both CSVs: a usage error, nothing written (rc=$rc)" "$t/err"

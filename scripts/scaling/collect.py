@@ -40,6 +40,7 @@ import csv
 import glob
 import json
 import os
+import stat
 import statistics
 import sys
 
@@ -253,8 +254,39 @@ def fmt(v):
     return v
 
 
-def write_csv(path, fields, rows):
-    out = sys.stdout if path == "-" else open(path, "w", newline="", encoding="utf-8")
+def staging(path):
+    """(the name to write, the name to rename it to, or None to write in place): a new
+    temporary file beside the target, where a symbolic link's target is the file replaced;
+    standard output ('-'), a device or a FIFO is written through (renaming onto /dev/null
+    would replace the device with a file)."""
+    if path == "-":
+        return path, None
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return path, None
+    except FileNotFoundError:
+        pass
+    final = os.path.realpath(path) if os.path.islink(path) else path
+    return "%s.tmp.%d" % (final, os.getpid()), final
+
+
+def open_new(tmp):
+    """A temporary name opened as a new file: never through a link or an existing file
+    planted there (removed first, not its target)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(tmp, flags, 0o666)
+    except FileExistsError:
+        os.unlink(tmp)
+        fd = os.open(tmp, flags, 0o666)
+    return open(fd, "w", newline="", encoding="utf-8")
+
+
+def write_csv(path, fields, rows, new=False):
+    if path == "-":
+        out = sys.stdout
+    else:
+        out = open_new(path) if new else open(path, "w", newline="", encoding="utf-8")
     try:
         w = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
@@ -288,15 +320,15 @@ def main(argv):
     done, path = [], runs_path
     try:
         for path, fields, data in ((runs_path, RUN_FIELDS, rows), (summary_path, SUMMARY_FIELDS, summary)):
-            tmp = path if path == "-" else "%s.tmp.%d" % (path, os.getpid())
-            done.append((tmp, path))   # before the write: a write that fails part way is removed too
-            write_csv(tmp, fields, data)
-        for tmp, path in done:
-            if tmp != path:
-                os.replace(tmp, path)
+            tmp, final = staging(path)
+            done.append((tmp, final))   # before the write: a write that fails part way is removed too
+            write_csv(tmp, fields, data, new=final is not None)
+        for tmp, final in done:
+            if final is not None:
+                os.replace(tmp, final)
     except OSError as e:
-        for tmp, target in done:
-            if tmp != target and os.path.exists(tmp):
+        for tmp, final in done:
+            if final is not None and os.path.lexists(tmp):
                 os.remove(tmp)
         print("collect.py: cannot write %s: %s" % (path, e.strerror or e), file=sys.stderr)
         return 1
