@@ -707,6 +707,22 @@ if have python3; then
   rows=$(awk -F, 'NR > 1 && $5 + 0 > 0 { n++ } END { print n + 0 }' "$t/model/model.csv" 2>/dev/null)
   [ $rc -eq 0 ] && [ "$rows" = 60 ] && grep -q 'strong neighbor, 4 GPUs: measured [0-9.]* ms, model [0-9.]* ms' "$t/model.out"
   check $? "model.py run from another folder: 60 modelled points, the 4-GPU measurements beside the model (rc=$rc, rows $rows)" "$t/model.out"
+  # the measured points' grid plane from their curve: 2 ranks on 24^3 model a plane of 576
+  # entries, a shorter halo than the 256^3 plane the model took for every point before; a
+  # matrix that is not a 7-point Poisson grid is named as not modelled
+  printf 'series,curve,exchange,variant,units,ranks,devices_per_rank,n,per_iteration_ms\n%s\n%s\n%s\n' \
+    "strong,strong/neighbor/none/poisson3d:256x256x256,neighbor,standard,2,2,1,16777216,0.5" \
+    "strong,strong/needed/none/poisson3d:24x24x24,needed,standard,2,2,1,13824,0.5" \
+    "strong,strong/neighbor/none/random:1000000,neighbor,standard,2,2,1,1000000,0.5" >"$t/pl.csv"
+  python3 "$top/scripts/scaling/model.py" --measured "$t/pl.csv" --out "$t/model2" >"$t/out" 2>&1; rc=$?
+  a=$(sed -n 's/.*strong neighbor, 2 GPUs: .*model \([0-9.]*\) ms.*/\1/p' "$t/out")
+  b=$(sed -n 's/.*strong needed, 2 GPUs: .*model \([0-9.]*\) ms.*/\1/p' "$t/out")
+  sed -i 's/poisson3d:24x24x24,needed/poisson3d:256x256x256,needed/' "$t/pl.csv"
+  python3 "$top/scripts/scaling/model.py" --measured "$t/pl.csv" --out "$t/model2" >"$t/out2" 2>&1
+  c=$(sed -n 's/.*strong needed, 2 GPUs: .*model \([0-9.]*\) ms.*/\1/p' "$t/out2")
+  [ $rc -eq 0 ] && [ -n "$a" ] && [ -n "$b" ] && [ -n "$c" ] && awk -v b="$b" -v c="$c" 'BEGIN { exit !(b + 0 < c + 0) }' &&
+    grep -q 'random:1000000: not modelled' "$t/out" && ! grep -q 'random.*GPUs: measured' "$t/out"
+  check $? "model.py --measured: each curve's own grid plane (needed, 2 ranks, 13824 rows: planes of 24^3 $b ms, of 256^3 $c ms), another matrix not modelled (rc=$rc)" "$t/out"
   # docs/scaling.md quotes what model.py computes: the extrapolation table (each figure within
   # half a unit of its last digit shown), the halo's arrival, the staging rate, the needed mode
   python3 - "$top/docs/scaling.md" "$t/model/model.csv" "$t/model.out" "$top/bench/comm-2gpu.json" >"$t/err" 2>&1 <<'EOF'

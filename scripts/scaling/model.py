@@ -16,6 +16,7 @@ import csv
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -76,6 +77,21 @@ IB = {"lat": 2.0e-6, "bw": 25e9, "allreduce_step": 2.5e-6}   # 200 Gb/s InfiniBa
 # The whole-vector gather moves 8 n bytes through host copies and MPI_Allgatherv; measured on
 # 2 GPUs it ran at this effective rate (57.2 ms for 134 MB), far below the link rate.
 ALLGATHER_EFF = 134e6 / 57.2e-3
+
+
+def plane(curve):
+    """The entries of one grid plane (NX * NY) of a collect.py curve's Poisson problem:
+    poisson3d:NXxNYxNZ (strong), poisson3d-K-per-unit (weak, a cube of K rows a GPU), or
+    None for any other matrix."""
+    m = re.search(r"(^|/)poisson3d:(\d+)x(\d+)x(\d+)(/|$)", curve)
+    if m:
+        return int(m.group(2)) * int(m.group(3))
+    m = re.search(r"(^|/)poisson3d-(\d+)-per-unit(/|$)", curve)
+    if m:
+        k = int(m.group(2))
+        side = round(k ** (1 / 3))
+        return side * side if side ** 3 == k else None
+    return None
 
 
 def iteration(n_total, P, mode, variant, net, N2=256 * 256, parts=None):
@@ -172,10 +188,15 @@ def main():
             continue
         shown = os.path.relpath(path, os.path.dirname(BENCH)) if os.path.abspath(path).startswith(
             os.path.dirname(BENCH) + os.sep) else path
-        print("\nmeasured in one node (%s) against the model:" % shown)
+        print("\nmeasured in one node (%s) against the model (whose kernel rates are an H200's):" % shown)
         with open(path, newline="") as f:
             measured = list(csv.DictReader(f))
+        skipped = set()
         for m in measured:
+            N2 = plane(m.get("curve", ""))
+            if N2 is None:   # the model is of the 7-point Poisson grid cut into slabs
+                skipped.add(m.get("curve", ""))
+                continue
             P = int(m["ranks"])
             # the variant the point ran (collect.py's variant column), or, in older summaries
             # without it, the one in the curve's name where it is not standard
@@ -186,11 +207,15 @@ def main():
             # named no variant in their extra points)
             if P >= 2 and m["devices_per_rank"] == "1" and (
                     m["series"] in ("strong", "weak") or m["series"] == "extra" and v == "single-reduction"):
-                t, _ = iteration(int(m["n"]), P, m["exchange"], v, NODE)
+                t, _ = iteration(int(m["n"]), P, m["exchange"], v, NODE, N2=N2)
                 meas = float(m["per_iteration_ms"])
                 print("  %s %s%s, %d GPUs: measured %.3f ms, model %.3f ms (%+.0f%%)" % (
                     m["series"], m["exchange"], "" if v == "standard" else ", " + v, P, meas, 1e3 * t,
                     100 * (1e3 * t - meas) / meas))
+        for c in sorted(skipped):
+            print("  %s: not modelled (the model is of poisson3d, a 7-point grid of NX x NY planes)" % (c or "a point without a curve"))
+        if not measured:
+            print("  no points")
     # plots
     for series in ("strong", "weak"):
         data = os.path.join(a.out, "model-%s.dat" % series)
