@@ -639,6 +639,22 @@ else
 fi
 ! bash "$scaling/plot.sh" "$t/missing.csv" >/dev/null 2>&1
 ok $? "plot.sh fails on a missing CSV"
+# a CSV that is not collect.py's summary: one message naming what is missing, no files
+printf 'x,y\n1,2\n' >"$t/xy.csv"
+bash "$scaling/plot.sh" "$t/xy.csv" "$t/xypng" >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q 'not a summary.csv of collect.py: no column series curve' "$t/err" &&
+  [ -z "$(ls -A "$t/xypng" 2>/dev/null)" ]
+ok $? "plot.sh on a CSV without collect.py's columns: one message, status 1, no PNG (rc=$rc: $(head -c 200 "$t/err"))"
+# a quote in the output folder and the temporary folder: gnuplot is given them quoted
+if have gnuplot && [ -s "$t/s/summary.csv" ]; then
+  mkdir -p "$t/it's/tmp'd"
+  TMPDIR="$t/it's/tmp'd" bash "$scaling/plot.sh" "$t/s/summary.csv" "$t/it's/png" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 0 ] && png_ok "$t/it's/png/strong-time.png" && png_ok "$t/it's/png/weak-comm.png" &&
+    [ -z "$(ls -A "$t/it's/tmp'd")" ]
+  check $? "plot.sh with a quote in the output and temporary folders: the PNG files, nothing left (rc=$rc)" "$t/err"
+else
+  skip "plot.sh with a quote in the folders" "no gnuplot or no summary"
+fi
 # the communication plot's axis reaches a share above 100 % (130 % in $t/cs) instead of
 # cutting it off at 100: gnuplot in PATH replaced by one that keeps its script (in
 # $t/gp/script) and prints the last plot's (the communication plot's) top of the y axis
