@@ -81,6 +81,17 @@ for v in "CLCG_RANKS=5:one-node.sbatch:do not fit" "CLCG_RANKS=9:multi-node.sbat
   [ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "$msg" "$t/dry"
   check $? "$f refuses $a" "$t/dry"
 done
+# CLCG_DRY_RUN other than 0 or 1 ("yes" meant as a dry run) is refused, not taken as 0
+abs_scripts=$(cd "$top/scripts" && pwd)
+mkdir -p "$t/dryrun" && printf '#!/bin/sh\necho "$0 $*" >>"%s"\n' "$t/dryrun/log" >"$t/dryrun/srun" &&
+  cp "$t/dryrun/srun" "$t/dryrun/mpiexec" && chmod +x "$t/dryrun/srun" "$t/dryrun/mpiexec"
+for f in slurm/one-node.sbatch slurm/multi-node.sbatch slurm/strong-scaling.sbatch slurm/weak-scaling.sbatch scaling/run-series.sh; do
+  rm -f "$t/dryrun/log"
+  (cd "$t/dryrun" && CLCG_DRY_RUN=yes CLCG_BIN=/bin/true PATH="$t/dryrun:$PATH" bash "$abs_scripts/$f" --size poisson3d:8 --ranks 1 --out "$t/dryrun/o") \
+    >"$t/out" 2>&1; rc=$?
+  [ $rc -eq 2 ] && grep -q "CLCG_DRY_RUN 'yes': 1 prints the commands" "$t/out" && [ ! -e "$t/dryrun/log" ] && [ ! -e "$t/dryrun/o" ]
+  check $? "$(basename "$f") with CLCG_DRY_RUN=yes: refused, nothing run (rc=$rc)" "$t/out"
+done
 for f in one-node.sbatch multi-node.sbatch strong-scaling.sbatch weak-scaling.sbatch; do
   dry "$f" --nodes "$(case $f in one*) echo 1 ;; *) echo 2 ;; esac)" --gpus-per-node 2 &&
     [ -s "$t/srun" ] && ! grep -v -q -e ' --gpus-per-task=1 --wait=60 ' "$t/srun" &&

@@ -59,6 +59,7 @@ launcher_args=${MPIEXEC_ARGS:-}
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
 die() { echo "run-series.sh: $*" >&2; exit 2; }
+case $dry in 0|1) ;; *) die "CLCG_DRY_RUN '$dry': 1 prints the commands and runs nothing, 0 runs them" ;; esac
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 
 while [ $# -gt 0 ]; do
