@@ -545,6 +545,21 @@ for r in csv.DictReader(open(sys.argv[1])):
 # near A B: A and B agree to 1e-9 (relative)
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-9 * (b < 0 ? -b : b)) }'; }
 if have python3; then
+  # records that cannot be used: each skipped with a message naming it, the points made of
+  # the others (a NaN time went into the medians)
+  mkdir -p "$t/sk"
+  mkrec "$t/sk/strong-neighbor-p1-r1.json" times.per_iteration=0.004
+  mkrec "$t/sk/strong-neighbor-p1-r2.json" times.per_iteration=NaN
+  mkrec "$t/sk/strong-neighbor-p1-r3.json" times.per_iteration='"fast"'
+  mkrec "$t/sk/strong-neighbor-p2-r1.json" ranks=2 times.per_iteration=0.002
+  head -c 40 "$t/sk/strong-neighbor-p2-r1.json" >"$t/sk/strong-neighbor-p2-r2.json"
+  echo '[1, 2]' >"$t/sk/strong-neighbor-p2-r3.json"
+  python3 "$scaling/collect.py" "$t/sk" >"$t/out" 2>"$t/err"; rc=$?
+  pts=$(python3 -c 'import csv, sys
+print(" ".join("%s:%s:%s" % (r["units"], r["runs"], r["per_iteration_ms"]) for r in csv.DictReader(open(sys.argv[1]))))' "$t/sk/summary.csv" 2>>"$t/err")
+  [ $rc -eq 0 ] && [ "$pts" = "1:1:4 2:1:2" ] && [ "$(grep -c '^collect.py: skipping .*strong-neighbor-p[12]-r[23].json' "$t/err")" -eq 4 ] &&
+    grep -q 'p1-r2.json: times.per_iteration is nan, not a time' "$t/err"
+  check $? "collect.py skips a NaN or non-numeric time, a truncated record and a non-object, each named ($pts)" "$t/err"
   # a curve whose point on the series' smallest device count is missing (its runs failed)
   # starts higher: its speedup is relative to its own first point, which summary.csv says
   # (base_units) and a warning names
@@ -556,8 +571,9 @@ if have python3; then
   python3 "$scaling/collect.py" "$t/bu" >"$t/out" 2>"$t/err"; rc=$?
   nb=$(python3 -c 'import csv, sys
 print(" ".join("%s:%s:%s" % (r["units"], r["base_units"], r["speedup"]) for r in csv.DictReader(open(sys.argv[1])) if r["exchange"] == "neighbor"))' "$t/bu/summary.csv" 2>>"$t/err")
-  [ $rc -eq 0 ] && [ "$nb" = "2:2:1 4:2:3" ] && grep -q 'no point on 1 devices.*relative to 2 devices (base_units)' "$t/err"
-  check $? "collect.py: a curve without the series' first device count is scaled from its own, said in base_units and a warning ($nb)" "$t/err"
+  [ $rc -eq 0 ] && [ "$nb" = "2:2:1 4:2:3" ] && grep -q 'no point on 1 devices.*relative to 2 devices (base_units)' "$t/err" &&
+    grep -q 'curve strong/needed/none/poisson3d:64 has no point on 4 devices, where other strong curves have one' "$t/err"
+  check $? "collect.py: a curve without the series' first device count is scaled from its own, said in base_units and a warning; a curve short of a later count named ($nb)" "$t/err"
   # communication share: exchange + allreduce (each a maximum over ranks) may pass the solve
   # time, 0.7 + 0.6 against 1.0 here: kept as 1.3, with a warning; times.comm, where the
   # record has it, is taken instead (0.5, not 0.4 + 0.4)

@@ -39,6 +39,7 @@ import argparse
 import csv
 import glob
 import json
+import math
 import os
 import stat
 import statistics
@@ -87,6 +88,10 @@ def read_records(folder):
             continue
         if not isinstance(record, dict) or get(record, "times", "per_iteration") is None:
             print("collect.py: skipping %s: not a clcg-mpi record" % path, file=sys.stderr)
+            continue
+        pi = get(record, "times", "per_iteration")
+        if isinstance(pi, bool) or not isinstance(pi, (int, float)) or not math.isfinite(pi) or pi < 0:
+            print("collect.py: skipping %s: times.per_iteration is %r, not a time" % (path, pi), file=sys.stderr)
             continue
         yield os.path.basename(path), record
 
@@ -179,10 +184,11 @@ def derive(rows):
     # the smallest device count of each series, over its curves: a curve that starts above
     # it (its runs there failed or are missing) has its speedup and efficiency relative to
     # another baseline than the curves it is plotted with
-    series_u0 = {}
+    series_u0, series_units = {}, {}
     for key, members in curves.items():
         u = min(r["units"] for r in members)
         series_u0[key[0]] = min(u, series_u0.get(key[0], u))
+        series_units.setdefault(key[0], set()).update(r["units"] for r in members)
     for key in sorted(curves, key=lambda k: tuple(str(v) for v in k)):
         members = curves[key]
         # a point per (units, ranks): 1 rank x 4 devices and 4 ranks x 1 device stay apart
@@ -194,6 +200,10 @@ def derive(rows):
             warn("the curve %s has no point on %s devices, where other %s curves start: its speedup"
                  " and efficiency are relative to %s devices (base_units)"
                  % (members[0]["curve"], series_u0[key[0]], key[0], u0))
+        gaps = sorted(series_units[key[0]] - {u for u, _ in points} - set(range(0, u0)))
+        if gaps:
+            warn("the curve %s has no point on %s devices, where other %s curves have one (its runs"
+                 " failed or are missing)" % (members[0]["curve"], "/".join(map(str, gaps)), key[0]))
         layouts = sorted(nr for u, nr in points if u == u0)
         if len(layouts) > 1:
             warn("the curve %s has %d layouts on %s devices (%s ranks): its baseline is the one of %s"
