@@ -81,6 +81,16 @@ for v in "CLCG_RANKS=5:one-node.sbatch:do not fit" "CLCG_RANKS=9:multi-node.sbat
   [ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "$msg" "$t/dry"
   check $? "$f refuses $a" "$t/dry"
 done
+# a -weak generator, which grows with the ranks, in a strong series (one curve a rank count,
+# each its own baseline): refused before anything runs, the plain form named
+(CLCG_PROBLEM=poisson3d-weak:8; export CLCG_PROBLEM; dry strong-scaling.sbatch --nodes 1 --gpus-per-node 2)
+[ $? -eq 2 ] && [ ! -s "$t/srun" ] && grep -q "grows with the rank count.*plain form (poisson3d:8)" "$t/dry"
+check $? "strong-scaling.sbatch refuses CLCG_PROBLEM=poisson3d-weak:8" "$t/dry"
+for k in strong weak; do
+  bash "$scaling/run-series.sh" --$k --size poisson3d-weak:8 --ranks 1 --out "$t/wk" --dry-run >"$t/out" 2>&1; rc=$?
+  [ $rc -eq 2 ] && grep -q "grows with the rank count; give the plain form (poisson3d:8)" "$t/out" && [ ! -e "$t/wk" ]
+  check $? "run-series.sh --$k refuses --size poisson3d-weak:8 (rc=$rc)" "$t/out"
+done
 # CLCG_DRY_RUN other than 0 or 1 ("yes" meant as a dry run) is refused, not taken as 0
 abs_scripts=$(cd "$top/scripts" && pwd)
 mkdir -p "$t/dryrun" && printf '#!/bin/sh\necho "$0 $*" >>"%s"\n' "$t/dryrun/log" >"$t/dryrun/srun" &&

@@ -84,6 +84,9 @@ done
 extra=("$@")   # what is left goes to clcg-mpi
 
 case $series in strong|weak) ;; *) die "series must be strong or weak, not '$series'" ;; esac
+case $series:$problem in   # a -weak generator grows with the ranks: no strong series, and --weak grows the plain form
+  *:*-weak:*) [ -e "$problem" ] || die "'$problem' grows with the rank count; give the plain form (${problem%%-weak:*}:${problem#*-weak:}): a $series series $([ "$series" = weak ] && echo grows it itself || echo keeps it fixed)" ;;
+esac
 ranks=$(echo "$ranks" | tr ',' ' ')
 exchanges=$(echo "$exchanges" | tr ',' ' ')
 [ -n "${ranks//[[:space:],]/}" ] || die "no rank counts given (--ranks)"
