@@ -2045,6 +2045,8 @@ clcg_status clcg_cg_ocl(MPI_Comm comm, const clcg_options *o, clcg_problem *p, c
         int done = 0;   /* timed solves completed (a failure ends the loop: none of its figures count) */
         for (int rep = first; rep < reps && st == CLCG_OK; rep++) {
             c.o = rep < 0 ? &warm : o;
+            if (rep >= 0 && reps > 1 && o->monitor && !o->quiet && c.rank == 0)   /* whose history follows */
+                printf("solve %d of %d (--repeat)\n", rep + 1, reps);
             MPI_Barrier(comm);
             double ts = MPI_Wtime();
             c.launches = c.syncs = 0;

@@ -140,6 +140,16 @@ for out in "-o x.mtx" "--json r.json" "--write-matrix m.mtx" "--write-binary m.b
   ok $? "$out with a symbolic link planted at the temporary name: exit $want, the link's target as it was, no link left (rc=$rc: $(ls -A "$t/link" | tr '\n' ' ') $(head -c 200 "$t/err"))"
   rm -f "$t/link/$2" "$t/link/$2".tmp.*
 done
+# --monitor with --repeat 3: each timed solve's history after a line naming it, the same
+# iterations each time, the last ending at the count reported
+for np in 1 2; do
+  timeout 120 $MPIEXEC -n $np "$CLCG_BIN" --generate poisson2d:12 --monitor --repeat 3 >"$t/out" 2>"$t/err"; rc=$?
+  hist=$(awk '/^solve [0-9] of 3 \(--repeat\)$/ { n++; next } / \|\|r\|\|\/\|\|b\|\| = / && n { it[n] = $1 } END { for (k = 1; k <= n; k++) printf "%s ", it[k] }' "$t/out")
+  its=$(sed -n 's/^converged in \([0-9]*\) iterations.*/\1/p' "$t/out")
+  [ $rc -eq 0 ] && [ "$(grep -c '^solve [123] of 3 (--repeat)$' "$t/out")" -eq 3 ] && [ "$hist" = "$its $its $its " ] &&
+    [ "$(grep -c '^ *0  ||r||/||b|| = ' "$t/out")" -eq 3 ]
+  ok $? "--monitor --repeat 3 on $np rank(s): three histories, each after its 'solve K of 3' line, each to $its iterations (rc=$rc: $hist)"
+done
 # --monitor: the problem's line first, then ||r||/||b|| at iterations 0..N, then the rest of
 # the report; the last residual printed is the one reported, and N the iterations counted
 for np in 1 2; do
