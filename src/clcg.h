@@ -167,7 +167,7 @@ void clcg_tmp_file(const char *path);
 int clcg_tmp_hold(const char *path);
 void clcg_tmp_release(int slot);
 /* The temporary name an output TARGET is written under before the rename: TARGET.tmp.PID,
- * or DIR/.clcg-PID.tmp where that would pass the longest file name. */
+ * or DIR/.clcg-PID-HASH.tmp (HASH: of the name) where that would pass the longest file name. */
 void clcg_tmp_name(const char *target, long pid, char *out, size_t len);
 /* Create the temporary file TMP (a name of clcg_tmp_name) for writing, as a new regular file:
  * never through a symbolic link or onto an existing file of that name (one left by an

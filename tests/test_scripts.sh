@@ -367,6 +367,17 @@ for f in strong weak; do
   [ $rc -eq 1 ] && grep -q 'stopped early' "$t/out" && [ "$(ls "$t/job11-$f")" = "$f-neighbor-p1-r1.json" ]
   check $? "$f-scaling.sbatch stopped early near the time limit: exit 1, its own runs only, the earlier job's record of a later run gone (rc=$rc: $(ls "$t/job11-$f" | tr '\n' ' '))" "$t/out"
 done
+# warned during the last run, which then ends with its record: nothing was left out, status 0
+for f in strong weak; do
+  cp "$slurm/$f-scaling.sbatch" "$t/spool/slurm_script"
+  cp "$t/fake/srun-usr1" "$t/fake/srun"
+  (cd "$tree" && SLURM_JOB_ID=13 SLURM_SUBMIT_DIR=$tree CLCG_OUT=$t/job13-$f CLCG_BIN=$t/fake/record CLCG_SCRIPTS=$t/none \
+     CLCG_EXCHANGE=neighbor CLCG_PROBLEM=poisson3d:8 CLCG_RANKS=1 CLCG_NODES=1 CLCG_GPUS_PER_NODE=2 CLCG_REPEATS=1 \
+     PATH="$t/fake:$PATH" bash "$t/spool/slurm_script") >"$t/out" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] && ! grep -q 'stopped early' "$t/out" && [ "$(ls "$t/job13-$f")" = "$f-neighbor-p1-r1.json" ]
+  check $? "$f-scaling.sbatch warned near the time limit during its last run, which ends: exit 0, no run left out (rc=$rc)" "$t/out"
+done
 printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in --*) shift ;; *) break ;; esac; done\nexec "$@"\n' >"$t/fake/srun"
 
 # ---- a tiny strong and weak series on the CPU device ----
@@ -503,6 +514,13 @@ if have python3; then
     head -1 "$t/cl/s.got" | grep -q '^series,curve' && [ "$(cat "$t/cl/victim")" = precious ] &&
     [ -z "$(find "$t/cl" -name '*.tmp.*')" ]
   check $? "collect.py onto a symbolic link and a FIFO: the link kept and its target written, the FIFO written through (rc=$rc)" "$t/err"
+  # a temporary name taken by a directory (not this run's, so not removed): one message, status 1
+  mkdir -p "$t/cd"
+  sh -c 'mkdir "$1/runs.csv.tmp.$$" && shift && exec "$@"' sh "$t/cd" python3 "$scaling/collect.py" "$t/cw" -o "$t/cd/runs.csv" \
+    --summary "$t/cd/s.csv" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 1 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "^collect.py: cannot write $t/cd/runs.csv: " "$t/err" &&
+    [ "$(ls "$t/cd" | grep -c 'runs.csv.tmp')" -eq 1 ] && [ ! -e "$t/cd/s.csv" ]
+  check $? "collect.py with a directory at its temporary name: one message, status 1, the directory kept (rc=$rc)" "$t/err"
   python3 "$scaling/collect.py" "$t/cw" -o "$t/cw/x.csv" --summary "$t/cw/x.csv" >"$t/out" 2>"$t/err"; rc=$?
   [ $rc -eq 2 ] && grep -q 'both .*x.csv: give them two names' "$t/err" && [ -z "$(find "$t/cw" -name '*.csv*')" ]
   check $? "collect.py with one name for both CSVs: a usage error, nothing written (rc=$rc)" "$t/err"

@@ -292,11 +292,16 @@ def open_new(tmp):
     return open(fd, "w", newline="", encoding="utf-8")
 
 
-def write_csv(path, fields, rows, new=False):
+def write_csv(path, fields, rows, created=None):
+    """Write the rows to path: '-' standard output, with created (a list) a new temporary
+    file, appended to created once it exists (for the cleanup of a failed write)."""
     if path == "-":
         out = sys.stdout
+    elif created is not None:
+        out = open_new(path)
+        created.append(path)
     else:
-        out = open_new(path) if new else open(path, "w", newline="", encoding="utf-8")
+        out = open(path, "w", newline="", encoding="utf-8")
     try:
         w = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
@@ -327,19 +332,22 @@ def main(argv):
             os.path.realpath(runs_path) == os.path.realpath(summary_path):
         ap.error("the per-run and the per-point CSV are both %s: give them two names" % runs_path)
     # both to temporary names first, put in place only once both are written
-    done, path = [], runs_path
+    done, created, path = [], [], runs_path
     try:
         for path, fields, data in ((runs_path, RUN_FIELDS, rows), (summary_path, SUMMARY_FIELDS, summary)):
             tmp, final = staging(path)
-            done.append((tmp, final))   # before the write: a write that fails part way is removed too
-            write_csv(tmp, fields, data, new=final is not None)
-        for tmp, final in done:
+            write_csv(tmp, fields, data, created if final is not None else None)
             if final is not None:
-                os.replace(tmp, final)
-    except OSError as e:
+                done.append((tmp, final))
         for tmp, final in done:
-            if final is not None and os.path.lexists(tmp):
+            os.replace(tmp, final)
+            created.remove(tmp)
+    except OSError as e:
+        for tmp in created:   # only what this run made: a write that failed part way too
+            try:
                 os.remove(tmp)
+            except OSError:
+                pass
         print("collect.py: cannot write %s: %s" % (path, e.strerror or e), file=sys.stderr)
         return 1
     if "-" not in (runs_path, summary_path):

@@ -195,7 +195,7 @@ def main():
         for m in measured:
             N2 = plane(m.get("curve", ""))
             if N2 is None:   # the model is of the 7-point Poisson grid cut into slabs
-                skipped.add(m.get("curve", ""))
+                skipped.add((m.get("curve", ""), "-per-unit" in m.get("curve", "")))
                 continue
             P = int(m["ranks"])
             # the variant the point ran (collect.py's variant column), or, in older summaries
@@ -212,8 +212,10 @@ def main():
                 print("  %s %s%s, %d GPUs: measured %.3f ms, model %.3f ms (%+.0f%%)" % (
                     m["series"], m["exchange"], "" if v == "standard" else ", " + v, P, meas, 1e3 * t,
                     100 * (1e3 * t - meas) / meas))
-        for c in sorted(skipped):
-            print("  %s: not modelled (the model is of poisson3d, a 7-point grid of NX x NY planes)" % (c or "a point without a curve"))
+        for c, weak in sorted(skipped):
+            print("  %s: not modelled (%s)" % (c or "a point without a curve",
+                  "a weak series' block a GPU that is not a cube: summary.csv does not give its plane" if weak
+                  else "the model is of poisson3d, a 7-point grid of NX x NY planes"))
         if not measured:
             print("  no points")
     # plots

@@ -22,6 +22,13 @@ fi
 csv=$1
 outdir=${2:-$(dirname "$csv")}
 [ -r "$csv" ] || die "cannot read '$csv'"
+header=,$(head -1 "$csv" | tr -d '\r'),
+missing=""
+for c in series curve units per_iteration_ms speedup efficiency comm_share; do
+  case $header in *,"$c",*) ;; *) missing="$missing $c" ;; esac
+done
+[ -z "$missing" ] || die "'$csv' is not a summary.csv of collect.py: no column$missing"
+
 command -v gnuplot >/dev/null 2>&1 || die "gnuplot not found (Debian package gnuplot-nox)"
 mkdir -p "$outdir" || die "cannot create '$outdir'"
 
@@ -33,13 +40,6 @@ elif echo "$terms" | grep -qw png; then
 else
   die "this gnuplot has neither the pngcairo nor the png terminal"
 fi
-
-header=,$(head -1 "$csv" | tr -d '\r'),
-missing=""
-for c in series curve units per_iteration_ms speedup efficiency comm_share; do
-  case $header in *,"$c",*) ;; *) missing="$missing $c" ;; esac
-done
-[ -z "$missing" ] || die "'$csv' is not a summary.csv of collect.py: no column$missing"
 
 # a string for gnuplot: in single quotes, a quote inside doubled
 gq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/''/g")"; }
