@@ -162,13 +162,11 @@ void clcg_tmp_name(const char *target, long pid, char *out, size_t len)
 
 int clcg_tmp_create(const char *tmp)
 {
-    for (int tries = 0; ; tries++) {
-        const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST || tries > 0)
-            return fd;
-        if (unlink(tmp) != 0 && errno != ENOENT)   /* the name itself, never what a link names */
-            return -1;
-    }
+    const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = open(tmp, flags, 0666);
+    if (fd < 0 && errno == EEXIST && (unlink(tmp) == 0 || errno == ENOENT))   /* the name, never what a link names */
+        fd = open(tmp, flags, 0666);
+    return fd;
 }
 
 void clcg_tmp_expect(const char *path)

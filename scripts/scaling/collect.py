@@ -86,10 +86,10 @@ def read_records(folder):
         except (OSError, ValueError) as e:
             print("collect.py: skipping %s: %s" % (path, e), file=sys.stderr)
             continue
-        if not isinstance(record, dict) or get(record, "times", "per_iteration") is None:
+        pi = get(record, "times", "per_iteration")
+        if not isinstance(record, dict) or pi is None:
             print("collect.py: skipping %s: not a clcg-mpi record" % path, file=sys.stderr)
             continue
-        pi = get(record, "times", "per_iteration")
         if isinstance(pi, bool) or not isinstance(pi, (int, float)) or not math.isfinite(pi) or pi < 0:
             print("collect.py: skipping %s: times.per_iteration is %r, not a time" % (path, pi), file=sys.stderr)
             continue
@@ -184,10 +184,8 @@ def derive(rows):
     # the smallest device count of each series, over its curves: a curve that starts above
     # it (its runs there failed or are missing) has its speedup and efficiency relative to
     # another baseline than the curves it is plotted with
-    series_u0, series_units = {}, {}
+    series_units = {}
     for key, members in curves.items():
-        u = min(r["units"] for r in members)
-        series_u0[key[0]] = min(u, series_u0.get(key[0], u))
         series_units.setdefault(key[0], set()).update(r["units"] for r in members)
     for key in sorted(curves, key=lambda k: tuple(str(v) for v in k)):
         members = curves[key]
@@ -196,11 +194,11 @@ def derive(rows):
         for row in members:
             points.setdefault((row["units"], row["ranks"]), []).append(row)
         u0 = min(points)[0]
-        if u0 > series_u0[key[0]]:
+        if u0 > min(series_units[key[0]]):
             warn("the curve %s has no point on %s devices, where other %s curves start: its speedup"
                  " and efficiency are relative to %s devices (base_units)"
-                 % (members[0]["curve"], series_u0[key[0]], key[0], u0))
-        gaps = sorted(series_units[key[0]] - {u for u, _ in points} - set(range(0, u0)))
+                 % (members[0]["curve"], min(series_units[key[0]]), key[0], u0))
+        gaps = sorted(u for u in series_units[key[0]] - {u for u, _ in points} if u > u0)
         if gaps:
             warn("the curve %s has no point on %s devices, where other %s curves have one (its runs"
                  " failed or are missing)" % (members[0]["curve"], "/".join(map(str, gaps)), key[0]))
