@@ -66,7 +66,8 @@ int clcg_exit_code_outcome(clcg_outcome o);
 clcg_status clcg_error(clcg_status s, const char *fmt, ...) CLCG_PRINTF(2, 3);
 const char *clcg_error_message(void);
 void clcg_error_clear(void);
-/* The shortest %g form of v that reads back as v, for messages and records: out. */
+/* The shortest %g form of v (6 digits at least, trailing zeros dropped) that reads back as v,
+ * for messages and records: out. */
 const char *clcg_show_double(double v, char out[32]);
 void clcg_error_trace(const char *file, int line, const char *call, clcg_status s);
 clcg_status clcg_fault_point(int rank, const char *phase);

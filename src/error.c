@@ -133,7 +133,9 @@ clcg_status clcg_error(clcg_status s, const char *fmt, ...)
 
 const char *clcg_show_double(double v, char out[32])
 {
-    for (int p = 1; p <= 17; p++) {
+    /* from 6 digits: %g drops trailing zeros, so this is no longer than needed, and 40
+       stays 40 (at 1 digit, %g gives 4e+01, which reads back as 40 too) */
+    for (int p = 6; p <= 17; p++) {
         snprintf(out, 32, "%.*g", p, v);
         if (strtod(out, NULL) == v || v != v)
             break;

@@ -488,6 +488,10 @@ for g in random:5000,27.9614004 random:5000,16.5,3 random:4000; do
   [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ -n "$nnz" ] && [ "$nnz" = "$nnz2" ] && [ "$(sed -n 's/: n = .*//p' "$t/out2")" = "$name" ]
   ok $? "--generate $g is reported as $name, which builds it again ($nnz / $nnz2 entries; rc=$rc/$rc2 $(head -c 100 "$t/err"))"
 done
+# and in its plain form: 40 is reported as 40, not 4e+01
+"$CLCG_BIN" --generate random:3000,40 --load-only >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '^random:3000,40,1: n = 3000,' "$t/out"
+ok $? "--generate random:3000,40 is reported as random:3000,40,1 (rc=$rc: $(head -c 40 "$t/out"))"
 # CLCG_BINS (development): team sizes must be powers of two (3, 5 or 7 made the sums skip
 # entries and the SpMV wrong: "not positive definite" on an SPD matrix); a valid one solves
 "$CLCG_BIN" -q --generate random:3000,16 --write-matrix "$t/rb.mtx"
