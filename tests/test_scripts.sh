@@ -344,7 +344,7 @@ done
 # not write again (another rank count) is refused, before any step; one of its own names is
 # removed before the first step, so that a job stopped early (USR1 from the first step here)
 # leaves none of the earlier job's records beside its own
-printf '#!/bin/sh\nkill -USR1 $PPID\nwhile [ $# -gt 0 ]; do case $1 in --*) shift ;; *) break ;; esac; done\nexec "$@"\n' >"$t/fake/srun-usr1"
+printf '#!/bin/sh\nkill -USR1 $PPID; sleep 1\nwhile [ $# -gt 0 ]; do case $1 in --*) shift ;; *) break ;; esac; done\nexec "$@"\n' >"$t/fake/srun-usr1"
 printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --json ] && echo "{}" >"$2"; shift; done\nexit 0\n' >"$t/fake/record"
 chmod +x "$t/fake/srun-usr1" "$t/fake/record"
 for f in strong weak; do
