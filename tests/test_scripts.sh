@@ -379,6 +379,22 @@ for f in strong weak; do
   check $? "$f-scaling.sbatch warned near the time limit during its last run, which ends: exit 0, no run left out (rc=$rc)" "$t/out"
 done
 printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in --*) shift ;; *) break ;; esac; done\nexec "$@"\n' >"$t/fake/srun"
+# each template's run(): a step that ends while the USR1 trap runs keeps its own status (the
+# wait that the trap cut short returns 138; the trap here is slow, so the step has ended by then)
+for f in one-node multi-node strong-scaling weak-scaling; do
+  { echo 'near_limit=0 dry=0'
+    echo 'on_usr1() { near_limit=$((near_limit + 1)); sleep 1; }'
+    echo 'trap on_usr1 USR1'
+    echo 'show() { :; }'
+    sed -n '/^run() {$/,/^}$/p' "$slurm/$f.sbatch"
+    echo 'run sh -c "kill -USR1 \$PPID; sleep 0.2; exit 3"; echo "a=$? n=$near_limit"'
+    echo 'run sh -c "kill -USR1 \$PPID; sleep 0.2; exit 0"; echo "b=$? n=$near_limit"'
+    echo 'run sh -c "kill -USR1 \$PPID; sleep 2; exit 4"; echo "c=$? n=$near_limit"'
+  } >"$t/run-$f.sh"
+  $limit bash "$t/run-$f.sh" >"$t/out" 2>&1
+  [ "$(tr '\n' ' ' <"$t/out")" = "a=3 n=1 b=0 n=2 c=4 n=3 " ]
+  check $? "$f.sbatch run(): a step that ends while the USR1 trap runs keeps its status; one that outlives it is waited for ($(tr '\n' ' ' <"$t/out"))" "$t/out"
+done
 
 # ---- a tiny strong and weak series on the CPU device ----
 if [ -z "${CLCG_BIN:-}" ] || [ ! -x "$CLCG_BIN" ] || [ -z "${MPIEXEC:-}" ]; then
