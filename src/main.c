@@ -305,6 +305,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return code;
     }
+    clcg_options_warn_idle(&o, rank);
     if (o.list_devices) {
         st = clcg_solve_list_devices(comm, &o);
         code = st != CLCG_OK ? fail(comm, st) : finish(comm);

@@ -245,6 +245,11 @@ static clcg_status check_env(void)
     return CLCG_OK;
 }
 
+#define DEFAULT_RTOL 1e-8
+#define DEFAULT_MAX_IT 10000
+#define DEFAULT_PRECOND CLCG_PRECOND_JACOBI
+#define DEFAULT_EXCHANGE CLCG_EXCHANGE_NEIGHBOR
+
 clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o, int *exit_now)
 {
     static const char *const precond_names[] = {"none", "jacobi", 0};
@@ -256,11 +261,11 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
     int64_t v;
 
     memset(o, 0, sizeof *o);
-    o->rtol = 1e-8;
-    o->max_it = 10000;
-    o->precond = CLCG_PRECOND_JACOBI;
+    o->rtol = DEFAULT_RTOL;
+    o->max_it = DEFAULT_MAX_IT;
+    o->precond = DEFAULT_PRECOND;
     o->symmetry_check = 1;
-    o->exchange = CLCG_EXCHANGE_NEIGHBOR;
+    o->exchange = DEFAULT_EXCHANGE;
     o->device = -1;
     o->format = "auto";
     o->variant = "auto";
@@ -555,4 +560,39 @@ clcg_status clcg_options_check_paths(MPI_Comm comm, const clcg_options *o)
     int rank;
     MPI_Comm_rank(comm, &rank);
     return clcg_agree(comm, rank == 0 ? check_paths(o) : CLCG_OK, NULL);
+}
+
+/* Options given (told from their defaults) that this run has no use for: one warning on rank
+ * 0, so that none is dropped in silence.  The host reference has no use for the device ones;
+ * a run that stops before the solve, for the solver's too. */
+void clcg_options_warn_idle(const clcg_options *o, int rank)
+{
+    const char *stop = o->write_matrix ? "--write-matrix" : o->write_binary ? "--write-binary"
+                     : o->load_only ? "--load-only" : NULL;
+    const int ref = o->backend == CLCG_BACKEND_REFERENCE;
+    if (rank != 0 || o->quiet || !(stop || ref))
+        return;
+    const struct { int given; const char *name; } opt[] = {
+        {stop && ref, "--reference"}, {stop && o->rtol != DEFAULT_RTOL, "--rtol"},
+        {stop && o->max_it != DEFAULT_MAX_IT, "--max-iterations"},
+        {stop && o->precond != DEFAULT_PRECOND, "--precond"}, {stop && o->monitor, "--monitor"},
+        {stop && !o->load_only && o->exchange != DEFAULT_EXCHANGE, "--exchange"},   /* --load-only sets the halo up */
+        {strcmp(o->variant, "auto") && (stop || strcmp(o->variant, "standard")), "--variant"},
+        {strcmp(o->format, "auto") != 0, "--format"}, {o->jacobi_scaled, "--jacobi-scaled"},
+        {o->repeat > 1, "--repeat"}, {o->profile, "--profile"}, {o->device >= 0, "--device"},
+        {o->devices_per_rank > 0, "--devices-per-rank"}, {o->platform != NULL, "--platform"},
+        {o->tune, "--tune"}, {o->tune_cache != NULL, "--tune-cache"}, {o->no_tune, "--no-tune"}};
+    char idle[400] = "";
+    int n = 0;
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+        if (opt[i].given) {
+            const size_t len = strlen(idle);
+            snprintf(idle + len, sizeof idle - len, "%s%s", n++ ? ", " : "", opt[i].name);
+        }
+    if (n && stop)
+        fprintf(stderr, "clcg-mpi: warning: %s stops before the solve: %s %s nothing\n", stop, idle,
+                n > 1 ? "do" : "does");
+    else if (n)
+        fprintf(stderr, "clcg-mpi: warning: --reference runs the host's standard CG: %s %s not apply\n", idle,
+                n > 1 ? "do" : "does");
 }

@@ -52,4 +52,9 @@ clcg_status clcg_options_parse(int argc, char **argv, int rank, clcg_options *o,
  * its verdict.  Collective. */
 clcg_status clcg_options_check_paths(MPI_Comm comm, const clcg_options *o);
 
+/* Options given that this run has no use for (device options with --reference; solver and
+ * device options with --write-matrix, --write-binary, --load-only): one warning, on rank 0,
+ * unless -q. */
+void clcg_options_warn_idle(const clcg_options *o, int rank);
+
 #endif

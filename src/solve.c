@@ -99,26 +99,6 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
     memset(info, 0, sizeof *info);
     if (o->backend == CLCG_BACKEND_OPENCL)
         return clcg_cg_ocl(comm, o, p, res, info);
-    {   /* device options that the host reference has no use for: said, not silently dropped */
-        int rank;
-        MPI_Comm_rank(comm, &rank);
-        const struct { int given; const char *name; } dev[] = {
-            {strcmp(o->variant, "auto") && strcmp(o->variant, "standard"), "--variant"},
-            {strcmp(o->format, "auto") != 0, "--format"}, {o->jacobi_scaled, "--jacobi-scaled"},
-            {o->repeat > 1, "--repeat"}, {o->profile, "--profile"}, {o->device >= 0, "--device"},
-            {o->devices_per_rank > 0, "--devices-per-rank"}, {o->platform != NULL, "--platform"},
-            {o->tune, "--tune"}, {o->tune_cache != NULL, "--tune-cache"}, {o->no_tune, "--no-tune"}};
-        char unused[200] = "";
-        int nunused = 0;
-        for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
-            if (dev[i].given) {
-                const size_t len = strlen(unused);
-                snprintf(unused + len, sizeof unused - len, "%s%s", nunused++ ? ", " : "", dev[i].name);
-            }
-        if (nunused && rank == 0 && !o->quiet)
-            fprintf(stderr, "clcg-mpi: warning: --reference runs the host's standard CG: %s %s not apply\n", unused,
-                    nunused > 1 ? "do" : "does");
-    }
     info->backend = "reference";
     snprintf(info->device, sizeof info->device, "host (reference code)");
     snprintf(info->format, sizeof info->format, "csr");

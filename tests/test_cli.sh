@@ -590,6 +590,21 @@ ok $? "--reference with --variant: solved, a warning says it does not apply (rc=
 ok $? "--reference with three device options: solved, one warning names them all (rc=$rc: $(head -c 200 "$t/err"))"
 "$CLCG_BIN" --reference --generate poisson2d:6 >/dev/null 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && [ ! -s "$t/err" ]; ok $? "--reference alone: no warning (rc=$rc)"
+"$CLCG_BIN" --generate poisson2d:6 --write-matrix "$t/idle.mtx" --rtol 1e-6 --precond none --variant standard \
+  --exchange allgather --tune >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q '^wrote ' "$t/out" && [ -s "$t/idle.mtx" ] &&
+  grep -q '^clcg-mpi: warning: --write-matrix stops before the solve: --rtol, --precond, --exchange, --variant, --tune do nothing$' "$t/err"
+ok $? "--write-matrix with solver and device options: written, one warning names them all (rc=$rc: $(head -c 200 "$t/err"))"
+"$CLCG_BIN" --generate poisson2d:6 --load-only --exchange allgather --max-iterations 5 --reference >/dev/null 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l <"$t/err")" -eq 1 ] &&
+  grep -q '^clcg-mpi: warning: --load-only stops before the solve: --reference, --max-iterations do nothing$' "$t/err"
+ok $? "--load-only with --exchange (used: the halo is set up), --max-iterations and --reference: a warning names the two idle ones (rc=$rc: $(head -c 200 "$t/err"))"
+"$CLCG_BIN" --generate poisson2d:6 --write-binary "$t/idle.bin" --monitor -q >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -s "$t/err" ] && [ ! -s "$t/out" ] && [ -s "$t/idle.bin" ]
+ok $? "--write-binary with --monitor and -q: written, no warning, nothing printed (rc=$rc)"
+"$CLCG_BIN" --generate poisson2d:6 --write-matrix "$t/idle2.mtx" --no-symmetry-check >/dev/null 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -s "$t/err" ]; ok $? "--write-matrix with --no-symmetry-check (it uses it): no warning (rc=$rc)"
+rm -f "$t/idle.mtx" "$t/idle.bin" "$t/idle2.mtx"
 "$CLCG_BIN" --generate poisson2d:6 --jacobi-scaled --precond none >/dev/null 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && grep -q 'warning: --jacobi-scaled needs --precond jacobi' "$t/err"
 ok $? "--jacobi-scaled with --precond none: solved, a warning says it does not apply (rc=$rc)"
