@@ -303,6 +303,27 @@ PY
   run 1 "$t/marked.bin" --write-matrix "$t/w.mtx" --no-symmetry-check -q; rc=$?
   [ $rc -eq 0 ] && grep -q 'coordinate real general' "$t/w.mtx" && [ "$(sed -n 2p "$t/w.mtx")" = "3 3 7" ]
   ok $? "with --no-symmetry-check it is written general, all 7 entries (rc=$rc)"
+  # a solve tests the mark too: on one rank the pair is named, on more a random x'Ay - y'Ax
+  run 1 "$t/marked.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+    grep -q 'marked.bin: matrix is not symmetric: A(1,2) = -1 but A(2,1) = -3 (a binary file marked as symmetric; --no-symmetry-check solves it anyway)' "$t/err"
+  ok $? "a solve of that file on 1 rank: refused, exit 3, the pair named (rc=$rc, $(head -c 160 "$t/err"))"
+  for np in 2 3; do
+    run $np "$t/marked.bin" -o "$t/x.mtx" >"$t/out" 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ ! -e "$t/x.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] &&
+      grep -q "marked.bin: matrix is not symmetric (a binary file marked as symmetric): for x and y of its row numbers, x'Ay - y'Ax = .*, past the rounding bound" "$t/err"
+    ok $? "a solve of that file on $np ranks: refused, exit 3, one message (rc=$rc, $(head -c 200 "$t/err"))"
+  done
+  run 3 "$t/marked.bin" --load-only --no-symmetry-check -q; rc=$?
+  [ $rc -eq 0 ]; ok $? "with --no-symmetry-check it is read on 3 ranks (rc=$rc)"
+  # triangles that differ by an ulp, as the text reader's test allows (64 eps): the mark holds
+  printf '%%%%MatrixMarket matrix coordinate real general\n3 3 7\n1 1 4\n1 2 -1\n2 1 -1.0000000000000002\n2 2 4\n2 3 -1\n3 2 -0.9999999999999999\n3 3 4\n' >"$t/ulp.mtx"
+  run 1 "$t/ulp.mtx" --write-binary "$t/ulp.bin" -q; rc=$?
+  for np in 1 2 3; do
+    run $np "$t/ulp.bin" -q >"$t/out" 2>"$t/err"; rc2=$?
+    [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ ! -s "$t/err" ]
+    ok $? "a binary of triangles an ulp apart, solved on $np rank(s) (rc=$rc, $rc2: $(head -c 120 "$t/err"))"
+  done
 else
   skip "a binary file marked as checked whose triangles differ" "no python3"
 fi
