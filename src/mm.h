@@ -78,6 +78,12 @@ clcg_status clcg_mm_parse_entries(const char *path, const clcg_mm_header *h, con
  * prefix: the same words on every rank count, the file named once. */
 const char *clcg_gz_message(const char *path, const char *zmsg);
 
+/* After text inflated from gzip made no sense (gz: a gzFile, read part of the way): the rest
+ * inflated to its end, so that corrupt data, which inflates to garbage until the checksum at
+ * the end gives it away, is named as such instead of the garbage.  1: it was corrupt, the
+ * error is now that (CLCG_ERR_INPUT); 0: sound, the error stands. */
+int clcg_gz_blame(void *gz, const char *path);
+
 /* A symmetric file stores one triangle; upper entries are mirrored, so one that also has
  * lower ones may give a pair twice: refused (with the first line of each side, 0 none). */
 clcg_status clcg_mm_one_triangle(const char *path, int64_t line_below, int64_t line_above);

@@ -579,6 +579,20 @@ const char *clcg_gz_message(const char *path, const char *zmsg)
     return !strncmp(zmsg, path, n) && !strncmp(zmsg + n, ": ", 2) ? zmsg + n + 2 : zmsg;
 }
 
+int clcg_gz_blame(void *gz, const char *path)
+{
+    char scratch[1 << 15];   /* what is inflated is only checked, not kept */
+    int zerr = Z_OK;
+    while (gzread((gzFile)gz, scratch, sizeof scratch) > 0)
+        ;
+    const char *zmsg = gzerror((gzFile)gz, &zerr);
+    if (zerr == Z_OK || zerr == Z_ERRNO)   /* sound to its end (or unreadable): the text's fault stands */
+        return 0;
+    clcg_error_clear();
+    clcg_error(CLCG_ERR_INPUT, "%s: corrupt or truncated gzip data (%s)", path, clcg_gz_message(path, zmsg));
+    return 1;
+}
+
 clcg_status clcg_mm_one_triangle(const char *path, int64_t line_below, int64_t line_above)
 {
     if (!line_below || !line_above)
@@ -1152,6 +1166,8 @@ static clcg_status read_file(const char *path, int kind, int64_t n, clcg_mm_head
                         h->nentries);
 
 done:
+    if (st != CLCG_OK && s.gz && !gzdirect(s.gz) && !s.eof && clcg_gz_blame(s.gz, path))
+        st = CLCG_ERR_INPUT;
     src_close(&s);
     if (st != CLCG_OK)
         clcg_coo_free(a);

@@ -135,6 +135,25 @@ for f in nonl gaps; do
 done
 gzip -c "$t/late-value.mtx" >"$t/late-value.mtx.gz"
 check_same "$t/late-value.mtx.gz" 3 "late-value.mtx.gz:$((last - 2)): value 'oops' is not a number"
+# gzip read a round at a time: text that makes no sense before the stream's end, in a stream
+# whose checksum (at its end) is wrong, is named as the corrupt data it came from; in a sound
+# stream the text's fault stands
+# (a stream of 2 MB: in a small one the checksum is met before the first round is parsed)
+"$CLCG_BIN" -q --generate poisson3d:40 --write-matrix "$t/p40.mtx"
+awk 'NR == 50 { $3 = "oops" } { print }' "$t/p40.mtx" | gzip -c >"$t/early.mtx.gz"
+rm -f "$t/p40.mtx"
+cp "$t/early.mtx.gz" "$t/early-crc.mtx.gz"
+sz=$(wc -c <"$t/early-crc.mtx.gz")
+printf '\377' | dd of="$t/early-crc.mtx.gz" bs=1 seek=$((sz - 8)) conv=notrunc 2>/dev/null
+for np in 1 3; do
+  CLCG_READ_CHUNK=4096 run $np "$t/early-crc.mtx.gz" --load-only >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && [ ! -s "$t/out" ] &&
+    msg "$t/err" | grep -q '^clcg-mpi: .*early-crc.mtx.gz: corrupt or truncated gzip data (incorrect data check)$'
+  ok $? "gzip with a bad checksum whose text goes wrong at line 50, in rounds of 4 KiB on $np rank(s): exit 3, corrupt data named (rc=$rc: $(head -c 120 "$t/err"))"
+  CLCG_READ_CHUNK=4096 run $np "$t/early.mtx.gz" --load-only >"$t/out" 2>"$t/err"; rc=$?
+  [ $rc -eq 3 ] && [ "$(errors "$t/err")" -eq 1 ] && msg "$t/err" | grep -q "early.mtx.gz:50: value 'oops' is not a number"
+  ok $? "the same text in a sound gzip stream on $np rank(s): exit 3, the line named (rc=$rc: $(head -c 120 "$t/err"))"
+done
 if have_matrices; then
   for f in "$CLCG_MATRICES"/bad/*.mtx "$CLCG_MATRICES"/not-spd/*.mtx; do
     run 1 "$f" --reference -q >/dev/null 2>"$t/err1"; rc1=$?
