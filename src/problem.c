@@ -132,19 +132,22 @@ out:
 }
 
 /* A binary file's mark "symmetric", tested without moving an entry between ranks: for x and y
- * drawn from each global index, x'Ay - y'Ax = the sum over entries of a_ij (x_i y_j - y_i x_j),
- * where the terms of A(i,j) and A(j,i) cancel exactly when the two are equal (and stay within
- * 64 eps of each other where the text reader's test lets them differ by that).  Triangles that
- * differ leave a sum far above that bound, but for a difference that small against the whole
- * matrix's sum.  Summed per block of rows (Neumaier), the blocks in order: the same verdict on
- * any number of threads. */
+ * drawn from each global index, x'Ay - y'Ax = the sum over the off-diagonal entries of
+ * a_ij w_ij, w_ij = x_i y_j - y_i x_j.  w is formed for the pair (i < j) and negated for
+ * (j, i), so that the terms of A(i,j) and A(j,i) cancel exactly when the two are equal, and
+ * stay within 32 eps of their magnitudes where the text reader's test lets them differ by
+ * 64 eps.  Summed in double-double (per block of rows, the blocks in order, then over the
+ * ranks), the sum keeps that to far below 64 eps of the sum of |terms|, the bound; triangles
+ * that differ leave more, but for a difference that small against the whole matrix.  A is
+ * taken at a power-of-two scale (exact) so that no term or sum leaves the range of double. */
 #define SYM_BLOCKS 256
 
 typedef struct {
     const clcg_csr *A;
     const clcg_gidx *gcol;   /* global columns (a file with 64-bit ones), else A->colind */
+    double scale;            /* a power of two */
     int64_t nblocks;
-    double (*part)[3];       /* each block's sum, its compensation and its sum of |terms| */
+    double (*part)[3];       /* each block's sum (double-double) and its sum of |terms| */
 } sym_job;
 
 static void xy_of(clcg_gidx g, double *x, double *y)
@@ -153,7 +156,7 @@ static void xy_of(clcg_gidx g, double *x, double *y)
     h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
     h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
     h ^= h >> 31;
-    *x = ldexp((double)(h >> 32), -32) - 0.5;   /* in [-1/2, 1/2): |a w| <= a / 2, no overflow */
+    *x = ldexp((double)(h >> 32), -32) - 0.5;   /* in [-1/2, 1/2) */
     *y = ldexp((double)(h & 0xffffffffu), -32) - 0.5;
 }
 
@@ -162,49 +165,55 @@ static void sym_blocks(void *arg, int64_t lo, int64_t hi)
     const sym_job *j = arg;
     const clcg_csr *A = j->A;
     for (int64_t b = lo; b < hi; b++) {
-        double sum = 0.0, comp = 0.0, mag = 0.0;
+        double sum[2] = {0.0, 0.0}, mag = 0.0;
         for (int64_t i = A->nrows * b / j->nblocks; i < A->nrows * (b + 1) / j->nblocks; i++) {
+            const clcg_gidx gi = A->row0 + i;
             double xi, yi;
-            xy_of(A->row0 + i, &xi, &yi);
+            xy_of(gi, &xi, &yi);
             for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+                const clcg_gidx gj = j->gcol ? j->gcol[k] : A->colind[k];
                 double xj, yj;
-                xy_of(j->gcol ? j->gcol[k] : A->colind[k], &xj, &yj);
-                const double t = A->val[k] * (xi * yj - yi * xj), u = sum + t;
-                comp += fabs(sum) >= fabs(t) ? (sum - u) + t : (t - u) + sum;
-                sum = u;
+                if (gj == gi)
+                    continue;
+                xy_of(gj, &xj, &yj);
+                const double w = gi < gj ? xi * yj - yi * xj : -(xj * yi - yj * xi);
+                const double t = (A->val[k] * j->scale) * w;
+                clcg_dd_acc(sum, t);
                 mag += fabs(t);
             }
         }
-        j->part[b][0] = sum;
-        j->part[b][1] = comp;
+        j->part[b][0] = sum[0];
+        j->part[b][1] = sum[1];
         j->part[b][2] = mag;
     }
 }
 
+static int range_exponent(MPI_Comm comm, const double *v, int64_t n);
+
 static clcg_status check_symmetric_mark(MPI_Comm comm, const char *path, const clcg_csr *A, const clcg_gidx *gcol)
 {
-    double part[SYM_BLOCKS][3], s[3] = {0.0, 0.0, 0.0};
-    sym_job j = {A, gcol, A->nrows < SYM_BLOCKS ? (A->nrows > 0 ? A->nrows : 1) : SYM_BLOCKS, part};
+    double part[SYM_BLOCKS][3], d[4] = {0.0, 0.0, 0.0, 0.0};   /* the sum; the sum of |terms| (, 0) */
+    const int e = range_exponent(comm, A->val, A->nnz);
+    sym_job j = {A, gcol, ldexp(1.0, e),
+                 A->nrows < SYM_BLOCKS ? (A->nrows > 0 ? A->nrows : 1) : SYM_BLOCKS, part};
+    int size;
     memset(part, 0, sizeof part);
     clcg_parallel_for(j.nblocks, sym_blocks, &j);
-    for (int64_t b = 0; b < j.nblocks; b++)
-        for (int c = 0; c < 3; c++)
-            s[c] += part[b][c];
-    MPI_Allreduce(MPI_IN_PLACE, s, 3, MPI_DOUBLE, MPI_SUM, comm);
-    const double d = s[0] + s[1];
-    if (fabs(d) <= 64 * DBL_EPSILON * s[2] || !isfinite(s[2]))   /* (a sum past double: no verdict) */
-        return CLCG_OK;
-    int size;
-    MPI_Comm_size(comm, &size);
-    if (size == 1 && !gcol && A->n <= INT32_MAX) {   /* all of it here: the pair named */
-        clcg_status st = clcg_csr_check_symmetric(path, A, "a binary file marked as symmetric; "
-                                                   "--no-symmetry-check solves it anyway");
-        if (st != CLCG_OK)
-            return st;
+    for (int64_t b = 0; b < j.nblocks; b++) {
+        clcg_dd_add(d, part[b]);
+        d[2] += part[b][2];
     }
+    CLCG_CALL(clcg_allreduce_dd(comm, d, 2));
+    const double bound = 64 * DBL_EPSILON * d[2];
+    if (fabs(d[0]) <= bound)
+        return CLCG_OK;
+    MPI_Comm_size(comm, &size);
+    if (size == 1 && !gcol)   /* all of it here: the pair test decides, and names one */
+        return clcg_csr_check_symmetric(path, A, "a binary file marked as symmetric; --no-symmetry-check "
+                                        "solves it anyway");
     return clcg_error(CLCG_ERR_INPUT, "%s: matrix is not symmetric (a binary file marked as symmetric): for x "
                       "and y of its row numbers, x'Ay - y'Ax = %.3e, past the rounding bound %.3e; "
-                      "--no-symmetry-check solves it anyway", path, d, 64 * DBL_EPSILON * s[2]);
+                      "--no-symmetry-check solves it anyway", path, ldexp(d[0], -e), ldexp(bound, -e));
 }
 
 /* My rows with global columns and the partition: generated here, or read in parallel
