@@ -575,8 +575,10 @@ void clcg_options_warn_idle(const clcg_options *o, int rank)
     const struct { int given; const char *name; } opt[] = {
         {stop && ref, "--reference"}, {stop && o->rtol != DEFAULT_RTOL, "--rtol"},
         {stop && o->max_it != DEFAULT_MAX_IT, "--max-iterations"},
-        {stop && o->precond != DEFAULT_PRECOND, "--precond"}, {stop && o->monitor, "--monitor"},
-        {stop && !o->load_only && o->exchange != DEFAULT_EXCHANGE, "--exchange"},   /* --load-only sets the halo up */
+        {stop && o->monitor, "--monitor"},
+        /* --load-only checks the diagonal for Jacobi and sets the halo up */
+        {stop && !o->load_only && o->precond != DEFAULT_PRECOND, "--precond"},
+        {stop && !o->load_only && o->exchange != DEFAULT_EXCHANGE, "--exchange"},
         {strcmp(o->variant, "auto") && (stop || strcmp(o->variant, "standard")), "--variant"},
         {strcmp(o->format, "auto") != 0, "--format"}, {o->jacobi_scaled, "--jacobi-scaled"},
         {o->repeat > 1, "--repeat"}, {o->profile, "--profile"}, {o->device >= 0, "--device"},
