@@ -18,15 +18,27 @@ clcg_status clcg_agree(MPI_Comm comm, clcg_status st, int *failed_rank)
         *failed_rank = first < size ? first : -1;
     if (first == size)
         return st == CLCG_ERR_PEER ? clcg_error(CLCG_ERR_INTERNAL, "a rank stopped without a reason") : CLCG_OK;
+    /* the first failing rank's status and message, to every rank */
+    return clcg_agree_from(comm, first, st);
+}
+
+clcg_status clcg_agree_from(MPI_Comm comm, int root, clcg_status st)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
     struct { int status; char msg[2048]; } m;
     memset(&m, 0, sizeof m);
-    if (rank == first) {
+    if (rank == root) {
         m.status = st;
-        strncpy(m.msg, clcg_error_message(), sizeof m.msg - 1);
+        if (st != CLCG_OK)
+            strncpy(m.msg, clcg_error_message(), sizeof m.msg - 1);
     }
-    MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, first, comm);
-    agreed_rank = first;
-    if (rank != first) {
+    if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, root, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Bcast of a failure failed");
+    if (m.status == CLCG_OK)
+        return CLCG_OK;
+    agreed_rank = root;
+    if (rank != root) {
         clcg_error_clear();
         clcg_error((clcg_status)m.status, "%s", m.msg);
     }

@@ -221,6 +221,9 @@ clcg_status clcg_true_residual(const clcg_csr *A, clcg_halo *h, const double *b,
 /* Collective: if any rank failed, every rank returns the lowest failing rank's status
  * and message (and *failed_rank, -1 when none failed). */
 clcg_status clcg_agree(MPI_Comm comm, clcg_status st, int *failed_rank);
+/* root's status and message (root's st; the others' are not looked at) to every rank, as
+ * clcg_agree does for the first failing rank: a failure root alone can tell.  Collective. */
+clcg_status clcg_agree_from(MPI_Comm comm, int root, clcg_status st);
 
 /* ---- generated model problems ---- */
 typedef enum { CLCG_GEN_POISSON2D = 0, CLCG_GEN_POISSON3D, CLCG_GEN_POISSON3D27, CLCG_GEN_RANDOM } clcg_gen_kind;

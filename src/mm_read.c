@@ -1114,11 +1114,12 @@ static clcg_status read_file(const char *path, int kind, int64_t n, clcg_mm_head
 {
     mm_src s;
     clcg_status st;
-    int ended_nl = 1;
+    int ended_nl = 1, body = 0;   /* body: past the header (a fault there is not put to the stream) */
     int64_t line, count = 0, avail, cap, most;
 
     memset(a, 0, sizeof *a);
     CLCG_CHECK(st, open_header(&s, path, kind, n, h, &avail), done);
+    body = 1;
     if (s.cap < mm_block && !s.eof) {   /* more to come: read in full blocks */
         CLCG_CHECK(st, clcg_realloc(&s.buf, mm_block, 1, "the Matrix Market read buffer"), done);
         s.cap = mm_block;
@@ -1166,7 +1167,7 @@ static clcg_status read_file(const char *path, int kind, int64_t n, clcg_mm_head
                         h->nentries);
 
 done:
-    if (st != CLCG_OK && s.gz && !gzdirect(s.gz) && !s.eof && clcg_gz_blame(s.gz, path))
+    if (body && st == CLCG_ERR_INPUT && s.gz && !gzdirect(s.gz) && !s.eof && clcg_gz_blame(s.gz, path))
         st = CLCG_ERR_INPUT;
     src_close(&s);
     if (st != CLCG_OK)

@@ -716,16 +716,11 @@ static clcg_status read_gz(MPI_Comm comm, const char *path, const clcg_mm_header
     if (rank == 0)
         *last_line = ended_nl ? line - 1 : line;
 out:
-    if (st != CLCG_OK && st != CLCG_ERR_MPI) {   /* text that made no sense: corrupt data? */
-        struct { int corrupt; char msg[1024]; } m = {0, ""};
-        if (rank == 0 && g && !eof && (m.corrupt = clcg_gz_blame(g, path)))
-            snprintf(m.msg, sizeof m.msg, "%s", clcg_error_message());
-        if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, comm) == MPI_SUCCESS && m.corrupt && rank != 0) {
-            clcg_error_clear();
-            clcg_error(CLCG_ERR_INPUT, "%s", m.msg);
-        }
-        if (m.corrupt)
-            st = CLCG_ERR_INPUT;
+    if (st == CLCG_ERR_INPUT) {   /* text that made no sense (agreed): corrupt data, rank 0 can tell? */
+        const int corrupt = rank == 0 && g && !eof && clcg_gz_blame(g, path);
+        const clcg_status s0 = clcg_agree_from(comm, 0, corrupt ? CLCG_ERR_INPUT : CLCG_OK);
+        if (s0 != CLCG_OK)
+            st = s0;
     }
     if (g)
         gzclose(g);
