@@ -1167,8 +1167,8 @@ static clcg_status read_file(const char *path, int kind, int64_t n, clcg_mm_head
                         h->nentries);
 
 done:
-    if (body && st == CLCG_ERR_INPUT && s.gz && !gzdirect(s.gz) && !s.eof && clcg_gz_blame(s.gz, path))
-        st = CLCG_ERR_INPUT;
+    if (body && st == CLCG_ERR_INPUT && s.gz && !gzdirect(s.gz) && !s.eof)
+        clcg_gz_blame(s.gz, path);   /* corrupt data: the message says so (the status stays) */
     src_close(&s);
     if (st != CLCG_OK)
         clcg_coo_free(a);
