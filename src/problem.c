@@ -12,6 +12,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 void clcg_partition_by_nnz(int64_t n, int size, int64_t (*row_nnz)(int64_t, const void *),
                            const void *ctx, int64_t *row_begin)
@@ -132,7 +134,8 @@ out:
 }
 
 /* A binary file's mark "symmetric", tested without moving an entry between ranks: for x and y
- * drawn from each global index, x'Ay - y'Ax = the sum over the off-diagonal entries of
+ * drawn from each global index and a seed of this run (rank 0's clock, so that no file can be
+ * made to cancel them), x'Ay - y'Ax = the sum over the off-diagonal entries of
  * a_ij w_ij, w_ij = x_i y_j - y_i x_j.  w is formed for the pair (i < j) and negated for
  * (j, i), so that the terms of A(i,j) and A(j,i) cancel exactly when the two are equal, and
  * stay within 32 eps of their magnitudes where the text reader's test lets them differ by
@@ -146,16 +149,21 @@ typedef struct {
     const clcg_csr *A;
     const clcg_gidx *gcol;   /* global columns (a file with 64-bit ones), else A->colind */
     double scale;            /* a power of two */
+    uint64_t seed;           /* rank 0's, the same on every rank */
     int64_t nblocks;
     double (*part)[3];       /* each block's sum (double-double) and its sum of |terms| */
 } sym_job;
 
-static void xy_of(clcg_gidx g, double *x, double *y)
+static uint64_t mix64(uint64_t h)   /* splitmix64's finaliser */
 {
-    uint64_t h = (uint64_t)g + 0x9e3779b97f4a7c15u;   /* splitmix64 */
     h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
     h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
-    h ^= h >> 31;
+    return h ^ (h >> 31);
+}
+
+static void xy_of(uint64_t seed, clcg_gidx g, double *x, double *y)
+{
+    const uint64_t h = mix64(seed + (uint64_t)g * 0x9e3779b97f4a7c15u);
     *x = ldexp((double)(h >> 32), -32) - 0.5;   /* in [-1/2, 1/2) */
     *y = ldexp((double)(h & 0xffffffffu), -32) - 0.5;
 }
@@ -169,13 +177,13 @@ static void sym_blocks(void *arg, int64_t lo, int64_t hi)
         for (int64_t i = A->nrows * b / j->nblocks; i < A->nrows * (b + 1) / j->nblocks; i++) {
             const clcg_gidx gi = A->row0 + i;
             double xi, yi;
-            xy_of(gi, &xi, &yi);
+            xy_of(j->seed, gi, &xi, &yi);
             for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
                 const clcg_gidx gj = j->gcol ? j->gcol[k] : A->colind[k];
                 double xj, yj;
                 if (gj == gi)
                     continue;
-                xy_of(gj, &xj, &yj);
+                xy_of(j->seed, gj, &xj, &yj);
                 const double w = gi < gj ? xi * yj - yi * xj : -(xj * yi - yj * xi);
                 const double t = (A->val[k] * j->scale) * w;
                 clcg_dd_acc(sum, t);
@@ -194,9 +202,17 @@ static clcg_status check_symmetric_mark(MPI_Comm comm, const char *path, const c
 {
     double part[SYM_BLOCKS][3], d[4] = {0.0, 0.0, 0.0, 0.0};   /* the sum; the sum of |terms| (, 0) */
     const int e = range_exponent(comm, A->val, A->nnz);
-    sym_job j = {A, gcol, ldexp(1.0, e),
+    sym_job j = {A, gcol, ldexp(1.0, e), 0,
                  A->nrows < SYM_BLOCKS ? (A->nrows > 0 ? A->nrows : 1) : SYM_BLOCKS, part};
-    int size;
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        j.seed = mix64(mix64((uint64_t)ts.tv_sec) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32));
+    }
+    if (MPI_Bcast(&j.seed, 1, MPI_UINT64_T, 0, comm) != MPI_SUCCESS)
+        return clcg_error(CLCG_ERR_MPI, "MPI_Bcast of the symmetry test's seed failed");
     memset(part, 0, sizeof part);
     clcg_parallel_for(j.nblocks, sym_blocks, &j);
     for (int64_t b = 0; b < j.nblocks; b++) {
@@ -211,8 +227,8 @@ static clcg_status check_symmetric_mark(MPI_Comm comm, const char *path, const c
     if (size == 1 && !gcol)   /* all of it here: the pair test decides, and names one */
         return clcg_csr_check_symmetric(path, A, "a binary file marked as symmetric; --no-symmetry-check "
                                         "solves it anyway");
-    return clcg_error(CLCG_ERR_INPUT, "%s: matrix is not symmetric (a binary file marked as symmetric): for x "
-                      "and y of its row numbers, x'Ay - y'Ax = %.3e, past the rounding bound %.3e; "
+    return clcg_error(CLCG_ERR_INPUT, "%s: matrix is not symmetric (a binary file marked as symmetric): for "
+                      "random x and y, x'Ay - y'Ax = %.3e, past the rounding bound %.3e; "
                       "--no-symmetry-check solves it anyway", path, ldexp(d[0], -e), ldexp(bound, -e));
 }
 
