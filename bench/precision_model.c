@@ -17,7 +17,8 @@
  * iterations (r = b - A x and the auxiliary vectors formed afresh: four more SpMVs each time);
  * and Jacobi as a symmetric scaling instead (the device's --jacobi-scaled): Ghysels-Vanroose
  * without a preconditioner on D^-1/2 A D^-1/2 and D^-1/2 b, the stop test on ||D^1/2 r||, the
- * residual of the unscaled system (u = r, m = w, q = s: the recurrences of three vectors fewer).
+ * residual of the unscaled system (u = r, m = w, q = s: the recurrences of three vectors fewer);
+ * and Gropp's asynchronous CG (two reduction points, p's summed afresh).
  * usage: precision_model MATRIX.mtx [RTOL [DRAWS [REPLACE]]]   (default 1e-8, 0, 20) */
 #include "clcg_impl.h"
 #include "csr.h"
@@ -220,6 +221,49 @@ static long pipelined(const xreal *b, const xreal *dinv, double rtol, long max_i
     return k < max_it ? k : -1;
 }
 
+/* Gropp's asynchronous CG: two reduction points an iteration, p's overlapped with q = M^-1 s
+ * and r'u, ||r|| with w = A u; p's is summed from the vectors, not recurred as in
+ * Ghysels-Vanroose, and s = A p and u = M^-1 r are recurred. */
+static long gropp(const xreal *b, const xreal *dinv, double rtol, long max_it)
+{
+    const int64_t n = A->nrows;
+    xreal *v = vectors(7);
+    if (!v)
+        return -2;
+    xreal *x = v, *r = v + n, *u = v + 2 * n, *w = v + 3 * n, *s = v + 4 * n, *p = v + 5 * n, *q = v + 6 * n;
+    for (int64_t i = 0; i < n; i++) {
+        r[i] = b[i];
+        u[i] = mul(dinv[i], r[i]);
+        p[i] = u[i];
+    }
+    spmv(p, s);
+    const double bn = norm(b);
+    double gamma = dot(r, u);
+    long k = 0;
+    for (; k < max_it && norm(r) > rtol * bn; k++) {
+        const double delta = dot(p, s);
+        for (int64_t i = 0; i < n; i++)
+            q[i] = mul(dinv[i], s[i]);
+        const double alpha = gamma / delta;
+        for (int64_t i = 0; i < n; i++) {
+            x[i] = axpy(x[i], alpha, p[i]);
+            r[i] = axpy(r[i], -alpha, s[i]);
+            u[i] = axpy(u[i], -alpha, q[i]);
+        }
+        const double gn = dot(r, u);
+        spmv(u, w);
+        const double beta = gn / gamma;
+        gamma = gn;
+        for (int64_t i = 0; i < n; i++) {
+            p[i] = axpy(u[i], beta, p[i]);
+            s[i] = axpy(w[i], beta, s[i]);
+        }
+    }
+    free(v);
+    return k < max_it ? k : -1;
+}
+
+
 /* Pipelined predict-and-recompute CG (Chen and Carson): one reduction point of r'M^-1 r,
  * p's, M^-1 r's and (M^-1 s)'s with s = A p recurred; alpha from the fresh r'M^-1 r and p's,
  * beta from r'M^-1 r predicted by the other two; the SpMV of M^-1 s overlaps the reduction,
@@ -302,9 +346,9 @@ static double normal(uint64_t *state)
 static int draws_study(const xreal *b0, const xreal *dinv, const scaled_sys *sc, double rtol, long max_it, int draws,
                        long replace)
 {
-    enum { NF = 7 };
+    enum { NF = 8 };
     static const char *name[NF] = {"standard", "single-reduction", "pipelined", "pipelined, long double",
-                                   "predict-and-recompute", "pipelined, replacement", "pipelined, scaled"};
+                                   "predict-and-recompute", "pipelined, replacement", "pipelined, scaled", "Gropp"};
     const int64_t n = A->nrows;
     xreal *b = vectors(2), *bs = b + n;
     double sum[NF] = {0};
@@ -314,8 +358,8 @@ static int draws_study(const xreal *b0, const xreal *dinv, const scaled_sys *sc,
         fprintf(stderr, "precision_model: out of memory\n");
         return 1;
     }
-    printf("%-6s %9s %9s %9s %9s %9s %9s %9s\n", "draw", "standard", "single-r.", "pipelined", "pipe, ld", "pipe-PR",
-           "pipe, rr", "pipe, sc");
+    printf("%-6s %9s %9s %9s %9s %9s %9s %9s %9s\n", "draw", "standard", "single-r.", "pipelined", "pipe, ld", "pipe-PR",
+           "pipe, rr", "pipe, sc", "Gropp");
     for (int d = 0; d < draws; d++) {
         for (int64_t i = 0; i < n; i++)
             b[i] = d == 0 ? b0[i] : (xreal)(double)(b0[i] * (1.0 + 1e-15 * normal(&state)));
@@ -332,7 +376,9 @@ static int draws_study(const xreal *b0, const xreal *dinv, const scaled_sys *sc,
         it[5] = pipelined(b, dinv, rtol, max_it);
         replace_every = 0;
         it[6] = pipe_scaled(sc, b, bs, rtol, max_it);
-        printf("%-6d %9ld %9ld %9ld %9ld %9ld %9ld %9ld\n", d, it[0], it[1], it[2], it[3], it[4], it[5], it[6]);
+        it[7] = gropp(b, dinv, rtol, max_it);
+        printf("%-6d %9ld %9ld %9ld %9ld %9ld %9ld %9ld %9ld\n", d, it[0], it[1], it[2], it[3], it[4], it[5], it[6],
+               it[7]);
         for (int f = 0; f < NF; f++) {   /* -1: the iteration limit, counted apart */
             sum[f] += it[f] < 0 ? 0.0 : (double)it[f];
             done[f] += it[f] >= 0;
