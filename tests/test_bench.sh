@@ -62,13 +62,14 @@ done
 timeout 300 "$bdir/precision_model" "$t/p2d.mtx" 1e-8 4 >"$t/pm" 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^[0-3]  ' "$t/pm")" -eq 4 ] && grep -q '^pipelined, long double .* of 4$' "$t/pm" &&
   grep -q '^predict-and-recompute .* of 4$' "$t/pm" && grep -q '^pipelined, replacement .* of 4$' "$t/pm" &&
-  grep -q '^pipelined, scaled .* of 4$' "$t/pm" && [ "$(awk '$1 ~ /^[0-3]$/ && NF == 8' "$t/pm" | wc -l)" -eq 4 ]
-ok $? "precision_model DRAWS 4: four draws of seven forms and the summary (rc=$rc)"
+  grep -q '^pipelined, scaled .* of 4$' "$t/pm" && grep -q '^Gropp .* of 4$' "$t/pm" &&
+  [ "$(awk '$1 ~ /^[0-3]$/ && NF == 9' "$t/pm" | wc -l)" -eq 4 ]
+ok $? "precision_model DRAWS 4: four draws of eight forms and the summary (rc=$rc)"
 # a well-conditioned matrix, replacement after every iteration: each form (the predict-and-
-# recompute one, the replacing one and the scaled one too) converges within 2 iterations of
+# recompute one, the replacing one, the scaled one and Gropp's too) converges within 2 iterations of
 # the standard form
 timeout 300 "$bdir/precision_model" "$t/p2d.mtx" 1e-8 1 1 >"$t/pm" 2>"$t/err"; rc=$?
-[ $rc -eq 0 ] && awk '$1 == "0" && NF == 8 { for (i = 2; i <= 8; i++) if ($i < 1 || $i - $2 > 2 || $2 - $i > 2) exit 1; f = 1 }
+[ $rc -eq 0 ] && awk '$1 == "0" && NF == 9 { for (i = 2; i <= 9; i++) if ($i < 1 || $i - $2 > 2 || $2 - $i > 2) exit 1; f = 1 }
   END { exit !f }' "$t/pm"
 ok $? "precision_model REPLACE 1: every form within 2 of the standard one, $(awk '$1 == "0"' "$t/pm") (rc=$rc)"
 # the scaled form on a matrix whose diagonal spans seven decades (a random one, row and column
@@ -78,7 +79,7 @@ ok $? "precision_model REPLACE 1: every form within 2 of the standard one, $(awk
 "$CLCG_BIN" -q --generate random:3000,8 --write-matrix "$t/r3k.mtx"
 awk 'NR <= 2 { print; next } { printf "%d %d %.17g\n", $1, $2, $3 * 100 ^ ($1 % 3) * 100 ^ ($2 % 3) }' "$t/r3k.mtx" >"$t/r3ks.mtx"
 timeout 300 "$bdir/precision_model" "$t/r3ks.mtx" 1e-8 1 >"$t/pm" 2>"$t/err"; rc=$?
-[ $rc -eq 0 ] && awk '$1 == "0" && NF == 8 && $2 >= 1 && $8 - $2 <= 1 && $2 - $8 <= 1 { f = 1 } END { exit !f }' "$t/pm"
+[ $rc -eq 0 ] && awk '$1 == "0" && NF == 9 && $2 >= 1 && $8 - $2 <= 1 && $2 - $8 <= 1 { f = 1 } END { exit !f }' "$t/pm"
 ok $? "precision_model, scaled form on a badly scaled matrix: standard and scaled within 1, $(awk '$1 == "0"' "$t/pm") (rc=$rc)"
 for bad in "1e-8 x" "1e-8 -1" "2 4" "1e-8 4 0" "1e-8 4 y"; do
   timeout 60 "$bdir/precision_model" "$t/p2d.mtx" $bad >"$t/pm" 2>"$t/err"; rc=$?
