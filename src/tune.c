@@ -102,15 +102,37 @@ static int cache_lookup(const clcg_slice *s, const char *path, const char *key, 
 }
 
 /* 1: the line is in the cache; 0: it could not be written (that only costs a new search
- * next time) */
+ * next time).  One write of the whole line, appended: should it fall short (a full disk), the
+ * file is cut back to where it ended, unless another run has appended since; a file whose
+ * last line was torn before (a crash, an older run on a full disk) gets a line end first, so
+ * the new line is not glued onto the torn one. */
 static int cache_store(const char *path, const char *key, const clcg_launch *L)
 {
+    char line[1100];
+    struct stat sb;
     make_parent(path);
-    FILE *f = open_regular(path, O_WRONLY | O_APPEND | O_CREAT, "a");
-    if (!f)
+    const int n = snprintf(line + 1, sizeof line - 1, "%s\t%lu %lu\n", key, (unsigned long)L->wg,
+                           (unsigned long)L->ng);
+    if (n < 0 || n >= 1023)   /* longer than cache_lookup reads a line */
         return 0;
-    int ok = fprintf(f, "%s\t%lu %lu\n", key, (unsigned long)L->wg, (unsigned long)L->ng) > 0;
-    return (fclose(f) == 0) & ok;
+    const int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return 0;
+    int ok = 0;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        char last = '\n';
+        if (sb.st_size > 0 && pread(fd, &last, 1, sb.st_size - 1) != 1)
+            last = '\n';
+        const int torn = last != '\n';
+        line[0] = '\n';
+        const size_t len = (size_t)n + (size_t)torn;
+        const ssize_t put = write(fd, line + 1 - torn, len);
+        ok = put == (ssize_t)len;
+        struct stat now;
+        if (!ok && put > 0 && fstat(fd, &now) == 0 && now.st_size == sb.st_size + put)
+            (void)!ftruncate(fd, sb.st_size);   /* should this fail too, the next store ends the torn line */
+    }
+    return (close(fd) == 0) & ok;
 }
 
 /* Median device time (profiling events on a queue of its own) of a few launches of

@@ -149,6 +149,31 @@ a=$(json_num "$t/a.json" iterations); b=$(json_num "$t/b.json" iterations)
 ok $? "tuned ($a iterations, cache written) and untuned ($b) runs agree"
 "$CLCG_BIN" --generate poisson3d:12 --devices-per-rank 1 --tune-cache "$t/tune.txt" --json "$t/c.json" -q
 grep -q '"tuning": "cached' "$t/c.json"; ok $? "a second run takes the tuned shapes from the cache"
+# a cache whose last line was torn (a crash, a full disk): the new lines start on a line of
+# their own, and a later run finds them
+printf 'junk|torn' >"$t/torn.txt"
+"$CLCG_BIN" --generate poisson3d:12 --devices-per-rank 1 --tune --tune-cache "$t/torn.txt" -q; ra=$?
+"$CLCG_BIN" --generate poisson3d:12 --devices-per-rank 1 --tune-cache "$t/torn.txt" --json "$t/c.json" -q; rb=$?
+[ $ra -eq 0 ] && [ $rb -eq 0 ] && [ "$(head -1 "$t/torn.txt")" = "junk|torn" ] && [ "$(wc -l <"$t/torn.txt")" -eq 3 ] &&
+  [ "$(grep -c '	[0-9]* [0-9]*$' "$t/torn.txt")" -eq 2 ] && grep -q '"tuning": "cached' "$t/c.json"
+ok $? "a cache ending in a torn line: two lines of their own appended, then taken (rc=$ra/$rb: $(tr '\t\n' ' /' <"$t/torn.txt" | head -c 300))"
+# a store cut short (here by the file-size limit, as by a full disk): the cache is cut back to
+# where it ended, not left torn, and the run says "not saved"
+if (ulimit -f 16000; "$CLCG_BIN" --version) >/dev/null 2>&1; then
+  # the limit in bytes (the shell's unit for ulimit -f may be 512 or 1024), then a cache 10
+  # bytes short of it
+  lim=$( (ulimit -f 16000; dd if=/dev/zero of="$t/probe" bs=1k count=20000) >/dev/null 2>&1; wc -c <"$t/probe")
+  awk -v want=$((lim - 10)) 'BEGIN { for (i = 0; want - 41 * i >= 82; i++) printf "%-38s\t1\n", "filler|" i
+    printf "%-" (want - 41 * i - 3) "s\t1\n", "filler|last" }' >"$t/near.txt"
+  size=$(wc -c <"$t/near.txt")
+  (ulimit -f 16000; "$CLCG_BIN" --generate poisson3d:12 --devices-per-rank 1 --tune --tune-cache "$t/near.txt" \
+    --json "$t/c.json" -q); rc=$?
+  [ $rc -eq 0 ] && [ "$size" -eq $((lim - 10)) ] && [ "$(wc -c <"$t/near.txt")" -eq "$size" ] && [ "$(tail -c 1 "$t/near.txt" | od -An -c | tr -d ' ')" = '\n' ] &&
+    grep -q '"tuning": "searched .*not saved: cannot write' "$t/c.json"
+  ok $? "a cache store past the file-size limit: the file as it was ($size bytes: $(wc -c <"$t/near.txt")), not saved (rc=$rc)"
+else
+  skip "a cache store past the file-size limit" "MPI_Init fails under ulimit -f 16000 here"
+fi
 # a damaged cache (group sizes the reductions cannot use, or past the device's limit) is
 # ignored and searched again, never used for a wrong solve
 for bad in "7 2" "48 2" "100000 1" "32 0" "64 99999999"; do
