@@ -32,6 +32,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -367,6 +368,11 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
         /* a disk too full for the whole file is said so before anything is written (a full
          * disk met inside the collective writes is found too, but with the MPI library's
          * own messages beside ours; CLCG_NO_ROOM_CHECK=1 lets the tests meet it there) */
+        struct rlimit fsize;   /* a write past ulimit -f, likewise, on any rank */
+        if (st == CLCG_OK && getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+            (uint64_t)L.size > (uint64_t)fsize.rlim_cur)
+            st = clcg_error(CLCG_ERR_IO, "%s: the file takes %" PRId64 " bytes, past the file-size limit of %" PRIu64
+                            " bytes (ulimit -f)", path, L.size, (uint64_t)fsize.rlim_cur);
         struct statvfs fs;
         if (st == CLCG_OK && rank == 0 && !getenv("CLCG_NO_ROOM_CHECK") && statvfs(dir, &fs) == 0 && fs.f_frsize > 0) {
             const uint64_t avail = geteuid() == 0 ? fs.f_bfree : fs.f_bavail;   /* root: the reserve too */
@@ -419,7 +425,7 @@ clcg_status clcg_dist_write_binary(MPI_Comm comm, const char *path, const int64_
     if (rank == 0 && held) {   /* complete and checked: renamed by the caller */
         clcg_held_keep(held, tmp, target, path);
         tmp = target = NULL;
-    } else if (rank == 0 && rename(tmp, target) != 0) {
+    } else if (rank == 0 && clcg_rename_into_place(tmp, target) != 0) {
         st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
     }
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);

@@ -153,10 +153,11 @@ clcg_status clcg_rows_fit(int64_t n, int nranks, const char *what);
 
 /* The temporary file being written (NULL: none): removed should SIGTERM, SIGINT or SIGHUP
  * end the process (a job cancelled or past its time limit), or SIGQUIT, SIGUSR1, SIGUSR2,
- * SIGALRM, SIGXCPU or SIGXFSZ where they end the process; then the signal takes its usual
- * course.  clcg_tmp_ignored, called before any library (MPI_Init) installs handlers of its
- * own, notes which signals are ignored (as a background job's SIGINT is; they stay ignored)
- * and takes all nine beneath those libraries; clcg_tmp_guard, after MPI_Init and again
+ * SIGALRM or SIGXCPU where they end the process; then the signal takes its usual course.
+ * clcg_tmp_ignored, called before any library (MPI_Init) installs handlers of its own,
+ * ignores SIGXFSZ (a write past ulimit -f then fails, EFBIG, and is reported), notes which
+ * signals are ignored (as a background job's SIGINT is; they stay ignored) and takes the
+ * others beneath those libraries; clcg_tmp_guard, after MPI_Init and again
  * once the OpenCL runtimes are loaded and the kernels built (PoCL's LLVM takes signals
  * there), ignores again what was ignored and takes the first three over the handlers. */
 void clcg_tmp_ignored(void);

@@ -332,6 +332,9 @@ static void take(int i, int top)
 
 void clcg_tmp_ignored(void)
 {
+    /* a write past the file-size limit (ulimit -f) fails with EFBIG and is reported as any
+       write error, its file removed, rather than ending the process without a word */
+    signal(SIGXFSZ, SIG_IGN);
     for (int i = 0; i < NGUARDED; i++) {
         struct sigaction sa;
         ignored[i] = sigaction(guarded[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
