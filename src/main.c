@@ -9,6 +9,7 @@
 #include "solve.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -31,6 +32,8 @@ static int fail(MPI_Comm comm, clcg_status st)
     return clcg_exit_code_status(st);
 }
 
+static int stdout_closed;   /* closed at the start (stand_in_for_closed) */
+
 /* What rank 0 printed reached standard output (a full disk under a batch job's output file,
  * /dev/full): else a message and status 3, as for an output file that cannot be written. */
 static clcg_status stdout_status(MPI_Comm comm)
@@ -43,7 +46,7 @@ static clcg_status stdout_status(MPI_Comm comm)
         const int flushed = fflush(stdout) == 0, e = errno;
         if (!flushed || ferror(stdout))
             st = clcg_error(CLCG_ERR_INPUT, "cannot write the report to standard output: %s",
-                            !flushed && e ? strerror(e) : "write error");
+                            stdout_closed ? strerror(EBADF) : !flushed && e ? strerror(e) : "write error");
     }
     return clcg_agree(comm, st, NULL);
 }
@@ -85,8 +88,14 @@ static clcg_status same_arguments(MPI_Comm comm, int argc, char **argv)
     return CLCG_OK;
 }
 
+/* The line that says a matrix file was written, kept in line (len bytes) for place_written */
+static void wrote_line(char *line, size_t len, const char *path, int64_t n, int64_t nnz, const char *how)
+{
+    snprintf(line, len, "wrote %s: n = %lld, nnz = %lld (%s)\n", path, (long long)n, (long long)nnz, how);
+}
+
 /* --write-matrix of a binary file: rank 0 reads it whole (its rows hold global columns) */
-static clcg_status binary_to_mm(const clcg_options *o, clcg_held *held)
+static clcg_status binary_to_mm(const clcg_options *o, clcg_held *held, char *line, size_t len)
 {
     int64_t row_begin[2];
     clcg_csr A = {0};
@@ -113,8 +122,8 @@ static clcg_status binary_to_mm(const clcg_options *o, clcg_held *held)
     if (st == CLCG_OK)
         st = clcg_mm_write_csr_held(o->write_matrix, &A, sym, held);
     if (st == CLCG_OK && !o->quiet)
-        printf("wrote %s: n = %lld, nnz = %lld (%s)\n", o->write_matrix, (long long)A.n, (long long)A.nnz,
-               sym ? "symmetric, lower triangle stored" : "general, every entry stored");
+        wrote_line(line, len, o->write_matrix, A.n, A.nnz,
+                   sym ? "symmetric, lower triangle stored" : "general, every entry stored");
     free(gcol);
     clcg_csr_free(&A);
     return st;
@@ -124,8 +133,8 @@ static clcg_status binary_to_mm(const clcg_options *o, clcg_held *held)
 #define WM_ADVICE "--write-matrix assembles the whole matrix on rank 0 (--write-binary writes from every rank)"
 
 /* --write-matrix: rank 0 builds or reads the whole matrix and writes it, left in held for
- * place_written; the rest wait. */
-static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o, clcg_held *held)
+ * place_written with the line that says so; the rest wait. */
+static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o, clcg_held *held, char *line, size_t len)
 {
     int rank, binary = 0;
     clcg_status st = CLCG_OK;
@@ -135,7 +144,7 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o, clcg_held 
     if (o->matrix)
         CLCG_CALL(clcg_dist_probe_binary(comm, o->matrix, &binary));
     if (rank == 0 && binary) {
-        st = binary_to_mm(o, held);
+        st = binary_to_mm(o, held, line, len);
     } else if (rank == 0) {
         clcg_coo t = {0};
         clcg_csr A = {0};
@@ -186,18 +195,24 @@ static clcg_status write_matrix(MPI_Comm comm, const clcg_options *o, clcg_held 
         if (st == CLCG_OK)
             st = clcg_mm_write_csr_held(o->write_matrix, &A, sym, held);
         if (st == CLCG_OK && !o->quiet)
-            printf("wrote %s: n = %lld, nnz = %lld (%s)\n", o->write_matrix, (long long)A.n, (long long)A.nnz,
-                   sym ? "symmetric, lower triangle stored" : "general, every entry stored");
+            wrote_line(line, len, o->write_matrix, A.n, A.nnz,
+                       sym ? "symmetric, lower triangle stored" : "general, every entry stored");
         clcg_csr_free(&A);
     }
     return clcg_agree(comm, st, NULL);
 }
 
-/* A matrix file written in full (held on rank 0) goes into place once the line that says so
- * has reached standard output: a run that fails, that line included, leaves a file of that
- * name as it was. */
-static clcg_status place_written(MPI_Comm comm, clcg_held *out, clcg_status st)
+/* A matrix file written in full (held on rank 0) goes into place once every rank has done
+ * its part and the line that says so (line, on rank 0; empty with -q) has reached standard
+ * output: a run that fails, that line included, leaves a file of that name as it was, and a
+ * run that another rank's failure ends prints no such line. */
+static clcg_status place_written(MPI_Comm comm, clcg_held *out, clcg_status st, const char *line)
 {
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    st = clcg_agree(comm, st, NULL);
+    if (st == CLCG_OK && rank == 0 && *line)
+        fputs(line, stdout);
     if (st == CLCG_OK)
         st = stdout_status(comm);
     if (st == CLCG_OK)
@@ -252,6 +267,21 @@ static clcg_status place_outputs(MPI_Comm comm, clcg_held *sol, clcg_held *rec, 
     return clcg_agree(comm, st, NULL);
 }
 
+/* Standard input, output or error closed when the program starts: /dev/null put in its place,
+ * read-only, before MPI_Init opens descriptors of its own.  Otherwise the MPI library's pipes
+ * take those numbers and the report goes into one of them, lost without a word; a read-only
+ * stand-in fails every write (EBADF) as the closed descriptor would. */
+static void stand_in_for_closed(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            const int got = open("/dev/null", O_RDONLY);   /* the lowest free number: fd */
+            stdout_closed |= fd == 1;
+            if (got >= 0 && got != fd)
+                close(got);
+        }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm comm = MPI_COMM_WORLD;
@@ -262,6 +292,7 @@ int main(int argc, char **argv)
     int rank, size, exit_now = 0, code;
     clcg_status st;
 
+    stand_in_for_closed();
     /* Open MPI's "lockedfile" shared-file-pointer component overflows a fixed buffer on long
      * path names as soon as MPI_File_open considers it (abort, "buffer overflow detected");
      * shared file pointers are never used here, so it is left out unless the user chose. */
@@ -314,7 +345,9 @@ int main(int argc, char **argv)
     }
     if (o.write_matrix) {
         clcg_held out = {0};
-        st = place_written(comm, &out, write_matrix(comm, &o, &out));
+        char line[4400] = "";
+        st = write_matrix(comm, &o, &out, line, sizeof line);
+        st = place_written(comm, &out, st, line);
         code = st != CLCG_OK ? fail(comm, st) : 0;
         MPI_Finalize();
         return code;
@@ -323,11 +356,11 @@ int main(int argc, char **argv)
     if (o.write_binary) {
         int64_t bn = 0, bnnz = 0;
         clcg_held out = {0};
+        char line[4400] = "";
         st = clcg_problem_write_binary(comm, &o, &out, &bn, &bnnz);
         if (st == CLCG_OK && rank == 0 && !o.quiet)
-            printf("wrote %s: n = %lld, nnz = %lld (binary, both triangles)\n", o.write_binary,
-                   (long long)bn, (long long)bnnz);
-        st = place_written(comm, &out, st);
+            wrote_line(line, sizeof line, o.write_binary, bn, bnnz, "binary, both triangles");
+        st = place_written(comm, &out, st, line);
         code = st != CLCG_OK ? fail(comm, st) : 0;
         MPI_Finalize();
         return code;
