@@ -114,6 +114,10 @@ typedef struct {
     int slot;   /* of the signal guard (clcg_tmp_hold) */
 } clcg_held;
 
+/* rename(tmp, target), an existing file at target first giving its permission bits to tmp, so
+ * that a file made private (or shared with a group) stays so when a run replaces it. */
+int clcg_rename_into_place(const char *tmp, const char *target);
+
 /* Hand tmp and target (malloc'd; owned by h from here) to h, guarded as a held file. */
 void clcg_held_keep(clcg_held *h, char *tmp, char *target, const char *path);
 

@@ -252,7 +252,7 @@ static clcg_status out_close_held(mm_out *o, clcg_status st, clcg_held *held)
         clcg_held_keep(held, o->tmp, o->target, o->path);
         o->tmp = o->target = NULL;
     }
-    if (st == CLCG_OK && o->tmp && rename(o->tmp, o->target) != 0)
+    if (st == CLCG_OK && o->tmp && clcg_rename_into_place(o->tmp, o->target) != 0)
         st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s into place: %s", o->path, o->tmp,
                         strerror(errno));
     if (st != CLCG_OK && o->tmp)
@@ -263,6 +263,14 @@ static clcg_status out_close_held(mm_out *o, clcg_status st, clcg_held *held)
     free(o->buf);
     o->target = o->tmp = o->buf = NULL;
     return st;
+}
+
+int clcg_rename_into_place(const char *tmp, const char *target)
+{
+    struct stat sb;
+    if (stat(target, &sb) == 0 && S_ISREG(sb.st_mode))
+        (void)chmod(tmp, sb.st_mode & 0777);   /* should it fail, the new file keeps the umask's bits */
+    return rename(tmp, target);
 }
 
 void clcg_held_keep(clcg_held *h, char *tmp, char *target, const char *path)
@@ -284,7 +292,7 @@ static void held_free(clcg_held *h)
 
 clcg_status clcg_held_commit(clcg_held *h)
 {
-    if (h->tmp && rename(h->tmp, h->target) != 0) {
+    if (h->tmp && clcg_rename_into_place(h->tmp, h->target) != 0) {
         const clcg_status st = clcg_error(CLCG_ERR_IO, "%s: cannot rename %s into place: %s", h->path, h->tmp,
                                           strerror(errno));
         clcg_held_drop(h);

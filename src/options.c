@@ -510,6 +510,10 @@ static clcg_status check_paths(const clcg_options *o)
                                   all[i].path);
             if (!S_ISREG(sb.st_mode))
                 continue;   /* a device or FIFO: written in place */
+            /* a file its owner made read-only (or made immutable) is not replaced behind that,
+               as the rename into place would (it needs only the directory's permission) */
+            if (access(all[i].path, W_OK) != 0 && errno != EROFS)
+                return clcg_error(CLCG_ERR_IO, "%s: cannot replace the file: %s", all[i].path, strerror(errno));
         }
         if (clcg_out_is_descriptor(all[i].path))
             continue;       /* /dev/stdout redirected to a file: written through the descriptor */
@@ -526,6 +530,9 @@ static clcg_status check_paths(const clcg_options *o)
                 return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: where its links lead, the path has %zu "
                                   "characters, more than the %d the system allows (with a temporary name beside "
                                   "it)", all[i].path, plen, PATH_MAX - 1 - TMP_EXTRA);
+            if (stat(dir, &sb) != 0 && errno != ENOENT && errno != ENOTDIR)   /* EACCES: a folder above it closed */
+                return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: directory %s: %s", all[i].path, dir,
+                                  strerror(errno));
             if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
                 return clcg_error(CLCG_ERR_IO, "%s: cannot create the file: no directory %s", all[i].path, dir);
             const long name_max = pathconf(dir, _PC_NAME_MAX);
