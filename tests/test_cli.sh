@@ -85,6 +85,74 @@ if [ -w /dev/full ]; then
 else
   skip "the report to /dev/full" "/dev/full is not writable here"
 fi
+# standard input and output closed at the start: the MPI library's own descriptors must not
+# take their numbers (the report would go into one of its pipes, lost, exit 0): exit 3 and one
+# message as for standard output alone closed, no -o file left; with -q, nothing is printed
+# and the run succeeds
+for fds in "<&- >&-" ">&-"; do
+  eval '"$CLCG_BIN" --generate poisson2d:10 -o "$t/closed.mtx" 2>"$t/err" '"$fds"; rc=$?
+  [ $rc -eq 3 ] && [ "$(cat "$t/err")" = "clcg-mpi: cannot write the report to standard output: Bad file descriptor" ] &&
+    [ ! -e "$t/closed.mtx" ]
+  ok $? "a solve with $fds: exit 3, one message, no -o file (rc=$rc: $(head -c 200 "$t/err"))"
+done
+"$CLCG_BIN" --generate poisson2d:10 -q -o "$t/closed.mtx" 2>"$t/err" <&- >&-; rc=$?
+[ $rc -eq 0 ] && [ ! -s "$t/err" ] && head -1 "$t/closed.mtx" | grep -q '^%%MatrixMarket matrix array'
+ok $? "-q with standard input and output closed: the solution written, nothing said (rc=$rc: $(head -c 200 "$t/err"))"
+# an existing output file that cannot be written (read-only to its owner's choice, or
+# immutable) is not replaced behind that by the rename: exit 3, one message, the file as it
+# was; a file that can be written is replaced and keeps its permission bits
+mkdir "$t/ro" && chmod 777 "$t/ro"
+echo earlier >"$t/ro/p.mtx" && chmod 600 "$t/ro/p.mtx"
+"$CLCG_BIN" --reference --generate poisson2d:6 -o "$t/ro/p.mtx" -q 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ "$(stat -c %a "$t/ro/p.mtx")" = 600 ] && head -1 "$t/ro/p.mtx" | grep -q '^%%MatrixMarket matrix array'
+ok $? "-o onto a file of mode 600: replaced, still 600 (rc=$rc: $(stat -c %a "$t/ro/p.mtx") $(head -c 200 "$t/err"))"
+echo earlier >"$t/ro/r.mtx" && chmod 444 "$t/ro/r.mtx"
+as_other=""
+if [ "$(id -u)" -ne 0 ]; then as_other=" "
+elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+  as_other="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+if [ -n "$as_other" ]; then
+  if [ "$(id -u)" -eq 0 ]; then   # the test's folder (mode 700) is closed to the other user
+    HOME="$t/ro" $as_other "$CLCG_BIN" --reference --generate poisson2d:6 -o "$t/ro/r.mtx" -q 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ "$(cat "$t/err")" = "clcg-mpi: $t/ro/r.mtx: cannot create the file: directory $t/ro: Permission denied" ]
+    ok $? "-o below a folder closed to the user: exit 3, the directory and the reason named, not \"no directory\" (rc=$rc: $(head -c 200 "$t/err"))"
+    chmod 755 "$t"
+  fi
+  for out in "-o" "--json" "--write-matrix"; do
+    HOME="$t/ro" $as_other "$CLCG_BIN" --reference --generate poisson2d:6 $out "$t/ro/r.mtx" -q 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ "$(cat "$t/err")" = "clcg-mpi: $t/ro/r.mtx: cannot replace the file: Permission denied" ] &&
+      [ "$(cat "$t/ro/r.mtx")" = earlier ] && [ "$(ls -A "$t/ro" | tr '\n' ' ')" = "p.mtx r.mtx " ]
+    ok $? "$out onto a read-only file of another user: exit 3, one message, the file as it was (rc=$rc: $(head -c 200 "$t/err"))"
+  done
+else
+  skip "outputs onto a read-only file" "root, and no setpriv to run as another user"
+fi
+echo earlier >"$t/ro/i.mtx"
+if chattr +i "$t/ro/i.mtx" 2>/dev/null; then
+  "$CLCG_BIN" --generate poisson2d:6 --write-binary "$t/ro/i.mtx" 2>"$t/err" >"$t/out"; rc=$?
+  chattr -i "$t/ro/i.mtx"
+  [ $rc -eq 3 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q 'i.mtx: cannot replace the file: ' "$t/err" && [ ! -s "$t/out" ] &&
+    [ "$(cat "$t/ro/i.mtx")" = earlier ]
+  ok $? "--write-binary onto an immutable file: exit 3, one message, no \"wrote\" line, the file as it was (rc=$rc: $(head -c 200 "$t/err"))"
+else
+  skip "an output onto an immutable file" "chattr +i does not work here"
+fi
+# a file-size limit (ulimit -f) met while an output is written: exit 3 and one message, no file
+# left.  16000 of the shell's units (512 or 1024 bytes) leave room for MPI_Init's own files;
+# each output below is larger.
+if (ulimit -f 16000; "$CLCG_BIN" --version) >/dev/null 2>&1; then
+  mkdir "$t/fsz"
+  for out in "--write-matrix $t/fsz/m.mtx" "--write-binary $t/fsz/m.bin" "--reference --rtol 0.1 -o $t/fsz/x.mtx" \
+             "--rtol 0.1 -o $t/fsz/x.mtx"; do
+    (ulimit -f 16000; "$CLCG_BIN" --generate poisson3d:120 $out -q) >/dev/null 2>"$t/err"; rc=$?
+    [ $rc -eq 3 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -Eq '^clcg-mpi: .*(File too large|file-size limit)' "$t/err" &&
+      [ -z "$(ls -A "$t/fsz")" ]
+    ok $? "$(echo "${out%% $t*}" | sed 's/.* //') past the file-size limit: exit 3, one message, no file left (rc=$rc: $(head -c 200 "$t/err"); left: $(ls -A "$t/fsz" | tr '\n' ' '))"
+  done
+else
+  skip "outputs past the file-size limit" "MPI_Init fails under ulimit -f 16000 here"
+fi
 # standard output's reader gone before the report (a pipe whose read end is closed: SIGPIPE at
 # the first write, as `| head -0` may give): the run ends by that signal, leaving no temporary
 # file and the earlier files of those names as they were
