@@ -737,7 +737,7 @@ clcg_status clcg_dist_read_binary(MPI_Comm comm, const char *path, int check_sym
     if (fd < 0)
         st = clcg_error(CLCG_ERR_INPUT, "%s: cannot open on this rank: %s", path, strerror(errno));
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
-    int mpiio = getenv("CLCG_MPIIO_ONLY") != NULL, any = 0;   /* all ranks alike */
+    int mpiio = clcg_env_on("CLCG_MPIIO_ONLY"), any = 0;   /* all ranks alike */
     MPI_Allreduce(&mpiio, &any, 1, MPI_INT, MPI_MAX, comm);
     if (any) {
         close(fd);

@@ -73,6 +73,9 @@ void clcg_error_trace(const char *file, int line, const char *call, clcg_status 
 clcg_status clcg_fault_point(int rank, const char *phase);
 /* The same test, without an error: whether CLCG_FAULT names this rank and phase. */
 int clcg_fault_armed(int rank, const char *phase);
+/* A development switch of the environment set on: to anything but nothing or "0" (the program
+ * refuses values other than 0 and 1 at the start). */
+int clcg_env_on(const char *name);
 
 #define CLCG_CALL(call)                                                        \
     do {                                                                       \

@@ -268,6 +268,12 @@ static int ignored[NGUARDED];   /* ignored when the program started (a backgroun
 
 static volatile sig_atomic_t top_passes[NGUARDED];
 
+int clcg_env_on(const char *name)
+{
+    const char *e = getenv(name);
+    return e && *e && strcmp(e, "0") != 0;
+}
+
 static void tmp_remove_as(int sig, int top)
 {
     const int saved = errno;   /* should the handler before ours return */

@@ -443,7 +443,7 @@ static int map_text(int fd, int64_t start, size_t len, char **map, size_t *maple
 {
     const int64_t page = sysconf(_SC_PAGESIZE), at = start / page * page;
     void *m;
-    if (len == 0 || getenv("CLCG_NO_MMAP"))
+    if (len == 0 || clcg_env_on("CLCG_NO_MMAP"))
         return 0;
     m = mmap(NULL, len + (size_t)(start - at), PROT_READ, MAP_PRIVATE, fd, (off_t)at);
     if (m == MAP_FAILED)

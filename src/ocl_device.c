@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -174,11 +175,18 @@ clcg_status clcg_ocl_find_devices(const char *type, const char *platform, clcg_d
     int pocl_empty = 0;   /* PoCL's platform is there and lists no device */
     cl_int e = clGetPlatformIDs(32, plats, &np);
     clcg_tmp_guard();   /* the runtimes just loaded may have taken signals (PoCL's LLVM) */
-    if (e == -1001 || (e == CL_SUCCESS && np == 0))
+    if (e == -1001 || (e == CL_SUCCESS && np == 0)) {
+        /* a loader that cannot open the vendors' files or libraries finds none either */
+        struct rlimit files;
+        char few[160] = "";
+        if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY && files.rlim_cur < 256)
+            snprintf(few, sizeof few, "; or too few open files allowed (ulimit -n is %llu here)",
+                     (unsigned long long)files.rlim_cur);
         return clcg_error(CLCG_ERR_DEVICE,
                           "no OpenCL platform found: install an ICD (apt-get install pocl-opencl-icd for CPUs), "
                           "or check OCL_ICD_FILENAMES / /etc/OpenCL/vendors (an installed one that cannot be "
-                          "loaded, e.g. under a memory limit, counts as none)");
+                          "loaded, e.g. under a memory limit, counts as none)%s", few);
+    }
     CLCG_CL(e);
     for (cl_uint i = 0; i < np && i < 32; i++) {
         char pname[256] = "";
@@ -272,7 +280,7 @@ clcg_status clcg_dev_open(const clcg_devinfo *info, int profiling, const char *b
     {   /* NVIDIA: the matrix streams through the caches marked evict-first (cl/common.cl) */
         char opts[1024];
         const int nv = (strstr(info->platform_name, "NVIDIA") || strstr(info->vendor, "NVIDIA")) &&
-                       !getenv("CLCG_NO_PTX");
+                       !clcg_env_on("CLCG_NO_PTX");
         const char *extra = getenv("CLCG_CL_OPTIONS");   /* development: more build options, log shown */
         d->fence_device = nv || !info->is_gpu;   /* elsewhere OpenCL 1.2's mem_fence: one work-item's order */
         if (snprintf(opts, sizeof opts, "%s%s%s%s", build_options ? build_options : "", nv ? " -DCLCG_NV_PTX=1" : "",

@@ -198,7 +198,10 @@ static clcg_status check_env(void)
     /* the development switches of the README, likewise */
     static const struct { const char *name, *one_of[4]; } words[] = {
         {"CLCG_P_PASS", {"split", "fused", 0}}, {"CLCG_PACK_FIRST", {"0", "1", 0}},
-        {"CLCG_WARMUP", {"0", "1", 0}}};
+        {"CLCG_WARMUP", {"0", "1", 0}}, {"CLCG_SIDE", {"0", "1", 0}}, {"CLCG_HALO_COPY", {"0", "1", 0}},
+        {"CLCG_FINISH", {"0", "1", 0}}, {"CLCG_HOST_PATH", {"0", "1", 0}}, {"CLCG_NO_PTX", {"0", "1", 0}},
+        {"CLCG_NO_MMAP", {"0", "1", 0}}, {"CLCG_MPIIO_ONLY", {"0", "1", 0}}, {"CLCG_BINARY_WIDE", {"0", "1", 0}},
+        {"CLCG_TRACE", {"0", "1", 0}}, {"CLCG_LOAD_TRACE", {"0", "1", 0}}};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         e = getenv(words[i].name);
         int known = !e || !*e;
@@ -214,6 +217,22 @@ static clcg_status check_env(void)
         double v = strtod(e, &end);
         if (*end || !(v > 0.0 && v < 1.0))
             return clcg_error(CLCG_ERR_USAGE, "CLCG_X_SPLIT=%.100s: expected a share of the rows in (0, 1)", e);
+    }
+    e = getenv("CLCG_MEM_AVAILABLE");
+    if (e && *e) {
+        char *end;
+        double v = strtod(e, &end);
+        if (*end || !(v >= 0) || !isfinite(v))
+            return clcg_error(CLCG_ERR_USAGE, "CLCG_MEM_AVAILABLE=%.100s: expected a number of bytes, 0 or more", e);
+    }
+    e = getenv("CLCG_PROF_TIMELINE");
+    if (e && *e) {
+        char *end;
+        errno = 0;
+        const long v = strtol(e, &end, 10);
+        if (*end || errno || !isdigit((unsigned char)*e) || v > 1000000)
+            return clcg_error(CLCG_ERR_USAGE, "CLCG_PROF_TIMELINE=%.100s: expected a number of kernels, 0 to 1000000",
+                              e);
     }
     static const struct { const char *name; unsigned long long least; } sizes[] = {
         {"CLCG_READ_CHUNK", 64}, {"CLCG_PARSE_MIN", 0}};

@@ -634,16 +634,34 @@ if CLCG_DEVICE_TYPE=all "$CLCG_BIN" --list-devices 2>/dev/null | grep -q "Portab
   [ $rc -eq 0 ] && [ -n "$nums" ] && [ -z "$(echo $nums | tr -d ' -')" ] && grep -q ' gpu devices$' "$t/ld"
   ok $? "--list-devices --device-type gpu: the PoCL CPU devices listed, not numbered (rc=$rc: $nums)"
 fi
+# too few open files for the OpenCL loader to open its vendors' files: the message names the
+# limit.  Where the MPI library starts under it and the loader does not depends on how many the
+# launcher holds: the first limit from 12 to 28 at which the loader finds no platform.
+seen=
+for n in 12 14 16 17 18 19 20 22 24 28; do
+  out=$($MPIEXEC -n 1 sh -c "ulimit -n $n && exec \"$CLCG_BIN\" --generate poisson2d:6 -q" 2>&1); rc=$?
+  echo "$out" | grep -q '^clcg-mpi: no OpenCL platform found' || continue
+  seen=$n
+  [ $rc -eq 5 ] && echo "$out" | grep -q "^clcg-mpi: no OpenCL platform found: .*; or too few open files allowed (ulimit -n is $n here)\$"
+  ok $? "no OpenCL platform under ulimit -n $n: exit 5, the message names the limit (rc=$rc)"
+  break
+done
+[ -n "$seen" ] || skip "no OpenCL platform under a low ulimit -n" "at each limit tried the run got past the loader or failed before it"
 # the settings users give through the environment: a value that cannot be meant is refused
 for v in CLCG_HALO_SHM=off CLCG_HALO_SHM=3 CLCG_SR_ROWS=abc CLCG_SR_ROWS=-1 CLCG_SR_ROWS=nan CLCG_SHM_RANKS=-2 CLCG_SHM_RANKS=x \
          CLCG_P_PASS=bogus CLCG_PACK_FIRST=7 CLCG_WARMUP=5 CLCG_X_SPLIT=abc CLCG_X_SPLIT=1 CLCG_READ_CHUNK=0 \
-         CLCG_READ_CHUNK=-64 CLCG_PARSE_MIN=abc CLCG_FAULT=1:solve CLCG_FAULT=0:nothing CLCG_FAULT=solve; do
+         CLCG_READ_CHUNK=-64 CLCG_PARSE_MIN=abc CLCG_FAULT=1:solve CLCG_FAULT=0:nothing CLCG_FAULT=solve \
+         CLCG_SIDE=x CLCG_HALO_COPY=2 CLCG_FINISH=no CLCG_HOST_PATH=-1 CLCG_NO_PTX=yes CLCG_NO_MMAP=2 \
+         CLCG_MPIIO_ONLY=on CLCG_BINARY_WIDE=x CLCG_TRACE=9 CLCG_LOAD_TRACE=yes CLCG_MEM_AVAILABLE=nan \
+         CLCG_MEM_AVAILABLE=-1 CLCG_MEM_AVAILABLE=1x CLCG_PROF_TIMELINE=-5 CLCG_PROF_TIMELINE=x; do
   env "$v" "$CLCG_BIN" --generate poisson2d:4 -o "$t/xe.mtx" >"$t/out" 2>"$t/err"; rc=$?
   [ $rc -eq 2 ] && [ ! -e "$t/xe.mtx" ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "^clcg-mpi: $v: expected" "$t/err"
   ok $? "$v: exit 2 and one message (rc=$rc: $(head -c 100 "$t/err"))"
 done
 for v in CLCG_HALO_SHM=0 CLCG_HALO_SHM=2 CLCG_SR_ROWS=1e6 CLCG_SHM_RANKS=2 CLCG_SHM_RANKS= CLCG_P_PASS=fused \
-         CLCG_PACK_FIRST=0 CLCG_WARMUP=1 CLCG_X_SPLIT=0.25 CLCG_READ_CHUNK=64 CLCG_PARSE_MIN=0 CLCG_FAULT=0:window; do
+         CLCG_PACK_FIRST=0 CLCG_WARMUP=1 CLCG_X_SPLIT=0.25 CLCG_READ_CHUNK=64 CLCG_PARSE_MIN=0 CLCG_FAULT=0:window \
+         CLCG_SIDE=0 CLCG_HALO_COPY=1 CLCG_FINISH=0 CLCG_HOST_PATH=1 CLCG_NO_PTX=0 CLCG_NO_MMAP=1 CLCG_MPIIO_ONLY=0 \
+         CLCG_BINARY_WIDE=0 CLCG_TRACE=0 CLCG_LOAD_TRACE=0 CLCG_MEM_AVAILABLE=23e9 CLCG_PROF_TIMELINE=0; do
   env "$v" "$CLCG_BIN" --generate poisson2d:4 -q 2>"$t/err"; rc=$?
   [ $rc -eq 0 ]; ok $? "$v: accepted (rc=$rc $(head -c 80 "$t/err"))"
 done
