@@ -567,24 +567,33 @@ fi
 mkdir "$t/wr"
 timeout 120 $MPIEXEC -n 2 "$CLCG_BIN" --generate poisson3d:80 --write-matrix "$t/wr/m.mtx" </dev/null >"$t/wr.out" \
   2>/dev/null & pid=$!
-ranks=; i=0   # both ranks first (they start at once), then which is rank 0, by its file's name
-while [ $i -lt 250 ] && [ "$(echo $ranks | wc -w)" -lt 2 ]; do
-  ranks=
+# both ranks, told apart by the rank Open MPI gives each in its environment; /proc is scanned
+# with builtins (a slow machine with many processes took seconds per scan with a fork each)
+p0=; p1=; i=0
+while [ $i -lt 3000 ] && { [ -z "$p0" ] || [ -z "$p1" ]; } && kill -0 $pid 2>/dev/null; do
   for d in /proc/[0-9]*; do
-    [ "$(cat "$d/comm" 2>/dev/null)" = clcg-mpi ] &&
-      tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q -- "--write-matrix $t/wr/m.mtx" && ranks="$ranks ${d#/proc/}"
+    c=; read -r c <"$d/comm" 2>/dev/null
+    [ "$c" = clcg-mpi ] || continue
+    tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q -- "--write-matrix $t/wr/m.mtx" || continue
+    r=$(tr '\0' '\n' <"$d/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+    [ "$r" = 0 ] && p0=${d#/proc/}
+    [ "$r" = 1 ] && p1=${d#/proc/}
   done
   i=$((i + 1))
 done
-i=0; while [ $i -lt 500 ] && ! ls "$t/wr" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
-p0=$(ls "$t/wr" | sed -n 's/.*\.tmp\.//p')
-p1=; for q in $ranks; do [ "$q" != "$p0" ] && p1=$q; done
-[ -n "$p1" ] && kill -TERM "$p1"; wait $pid; rc=$?
+# SIGTERM to rank 1 once rank 0's temporary file is there (or rank 0 has gone on past it)
+seen=0; i=0
+while [ $i -lt 3000 ] && [ -n "$p0" ] && kill -0 "$p0" 2>/dev/null; do
+  for f in "$t/wr"/*.tmp.*; do [ -e "$f" ] && seen=1; done
+  [ $seen -eq 1 ] && break
+  sleep 0.01; i=$((i + 1))
+done
+[ -n "$p1" ] && kill -TERM "$p1" 2>/dev/null; wait $pid; rc=$?
 said=0; grep -q "^wrote $t/wr/m.mtx: " "$t/wr.out" && said=1
 there=0; [ -e "$t/wr/m.mtx" ] && there=1
 [ -n "$p0" ] && [ -n "$p1" ] && [ "$said" -eq "$there" ] && [ "$(ls -A "$t/wr" | grep -c tmp)" -eq 0 ] &&
   { [ $rc -ne 0 ] || [ "$there" -eq 1 ]; }
-ok $? "SIGTERM to rank 1 while rank 0 writes --write-matrix: the line names the file only where it is in place (rc=$rc, line $said, file $there, ranks $p0 $p1, left: $(ls -A "$t/wr" | tr '\n' ' '))"
+ok $? "SIGTERM to rank 1 while rank 0 writes --write-matrix: the line names the file only where it is in place (rc=$rc, line $said, file $there, temporary seen $seen, ranks $p0 $p1, left: $(ls -A "$t/wr" | tr '\n' ' '))"
 # a .mtx file cut short by another process while a rank parses its mapped share (SIGBUS,
 # CLCG_FAULT=R:bus stands in): that rank says so, status 3, the others end too
 "$CLCG_BIN" --generate poisson2d:30 --write-matrix "$t/bus.mtx" -q
