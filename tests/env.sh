@@ -13,3 +13,4 @@ XDG_CACHE_HOME=${XDG_CACHE_HOME:-${abs_top_builddir:-.}/.cache}; export XDG_CACH
 # compare the standard form's iterates across ranks and devices, so they keep it (the rule
 # itself is tested in test_mpi.sh)
 CLCG_SR_ROWS=${CLCG_SR_ROWS:-0}; export CLCG_SR_ROWS
+LC_NUMERIC=C; export LC_NUMERIC   # the checks read numbers with awk

@@ -23,6 +23,14 @@ le() {  # le A B: true when the number A <= B (A not a number, such as nan or in
 absdiff_le() {  # absdiff_le A B D: |A-B| <= D
   awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(a != "" && b != "" && x <= d) }'
 }
+wait_tmp() {  # wait_tmp DIR PID [SECONDS]: until a temporary file (*tmp*) is in DIR (0), or PID
+  # has ended or the time is up (1); bounded by time, not a count of polls, for slow machines
+  wt_end=$(( $(date +%s) + ${3:-120} ))
+  until ls "$1" | grep -q tmp; do
+    kill -0 "$2" 2>/dev/null && [ "$(date +%s)" -lt "$wt_end" ] || return 1
+    sleep 0.02
+  done
+}
 errors() {  # errors FILE: the error lines in FILE (a warning, such as ranks sharing a GPU, is none)
   grep '^clcg-mpi: ' "$1" | grep -vc '^clcg-mpi: warning: '
 }

@@ -109,7 +109,8 @@ ok $? "-o onto a file of mode 600: replaced, still 600 (rc=$rc: $(stat -c %a "$t
 echo earlier >"$t/ro/r.mtx" && chmod 444 "$t/ro/r.mtx"
 as_other=""
 if [ "$(id -u)" -ne 0 ]; then as_other=" "
-elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+elif command -v setpriv >/dev/null 2>&1 &&   # (the program must be reachable by that user)
+     setpriv --reuid=65534 --regid=65534 --clear-groups "$CLCG_BIN" --version >/dev/null 2>&1; then
   as_other="setpriv --reuid=65534 --regid=65534 --clear-groups"
 fi
 if [ -n "$as_other" ]; then
@@ -708,8 +709,8 @@ rm -f "$long"
 # singleton's MPI library catches SIGUSR1 itself and lets the process go on)
 mkdir "$t/sig"
 for sig in TERM USR1 XCPU; do
-  $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson3d:100 --write-matrix "$t/sig/A.mtx" -q & pid=$!
-  i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+  timeout 300 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson3d:100 --write-matrix "$t/sig/A.mtx" -q & pid=$!
+  wait_tmp "$t/sig" $pid
   seen=$(ls "$t/sig" | grep -c tmp)
   kill -$sig "$(ls "$t/sig" | sed -n 's/.*\.tmp\.//p')"; wait $pid; rc=$?
   [ "$seen" -eq 1 ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = "$sig" ] && [ -z "$(ls -A "$t/sig")" ]
@@ -719,7 +720,7 @@ done
 # a singleton, where a library loaded in MPI_Init (PoCL's LLVM) takes SIGUSR2 and ends the
 # process itself: the temporary file is still removed
 "$CLCG_BIN" --generate poisson3d:100 --write-matrix "$t/sig/A.mtx" -q 2>/dev/null & pid=$!
-i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+wait_tmp "$t/sig" $pid
 seen=$(ls "$t/sig" | grep -c tmp)
 kill -USR2 $pid; wait $pid; rc=$?
 [ "$seen" -eq 1 ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = USR2 ] && [ -z "$(ls -A "$t/sig")" ]
@@ -730,7 +731,7 @@ rm -f "$t/sig/"*
 # (the solution held while its --json record waits on a FIFO that nobody reads)
 if mkfifo "$t/sig/q.fifo" 2>/dev/null; then
   (trap '' QUIT; exec "$CLCG_BIN" --generate poisson2d:10 -o "$t/sig/x.mtx" --json "$t/sig/q.fifo" -q) 2>/dev/null & pid=$!
-  i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+  wait_tmp "$t/sig" $pid
   seen=$(ls "$t/sig" | grep -c tmp)
   kill -QUIT $pid; sleep 0.3; kill -TERM $pid; wait $pid; rc=$?
   [ "$seen" -eq 1 ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = TERM ] && [ "$(ls -A "$t/sig")" = q.fifo ]
@@ -748,7 +749,7 @@ if command -v python3 >/dev/null && mkfifo "$t/sig/q.fifo" 2>/dev/null; then
   python3 -c 'import os, signal, sys
 signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])' "$CLCG_BIN" --generate poisson2d:10 -o "$t/sig/x.mtx" --json "$t/sig/q.fifo" -q 2>/dev/null & pid=$!
-  i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+  wait_tmp "$t/sig" $pid
   seen=$(ls "$t/sig" | grep -c tmp)
   ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$pid/status 2>/dev/null)
   quit=unknown; [ -n "$ign" ] && { [ $((0x$ign & 4)) -eq 0 ] && quit=default || quit=ignored; }
@@ -764,8 +765,8 @@ fi
 # FIFO that nobody reads): the waiting file is removed, the earlier one of that name kept
 if mkfifo "$t/sig/r.fifo" 2>/dev/null; then
   echo "earlier x" >"$t/sig/x.mtx"
-  $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:10 -o "$t/sig/x.mtx" --json "$t/sig/r.fifo" -q & pid=$!
-  i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+  timeout 300 $MPIEXEC -n 1 "$CLCG_BIN" --generate poisson2d:10 -o "$t/sig/x.mtx" --json "$t/sig/r.fifo" -q & pid=$!
+  wait_tmp "$t/sig" $pid
   seen=$(ls "$t/sig" | grep -c tmp)
   kill -TERM "$(ls "$t/sig" | sed -n 's/.*\.tmp\.//p')"; wait $pid; rc=$?
   [ "$seen" -eq 1 ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = TERM ] && [ "$(cat "$t/sig/x.mtx")" = "earlier x" ] &&
@@ -779,7 +780,7 @@ fi
 # `cmd &`) stays ignored while it writes, although the OpenCL runtime's LLVM, loaded inside
 # MPI_Init, installs a handler for it: the file is written and the run ends well
 (trap '' INT; exec "$CLCG_BIN" --generate poisson3d:100 --write-matrix "$t/sig/A.mtx" -q) & pid=$!
-i=0; while [ $i -lt 400 ] && ! ls "$t/sig" | grep -q tmp; do sleep 0.02; i=$((i + 1)); done
+wait_tmp "$t/sig" $pid
 seen=$(ls "$t/sig" | grep -c tmp)
 kill -INT $pid; wait $pid; rc=$?
 [ "$seen" -eq 1 ] && [ $rc -eq 0 ] && [ -s "$t/sig/A.mtx" ] && [ "$(ls -A "$t/sig")" = A.mtx ]

@@ -14,7 +14,7 @@ check() {  # check STATUS DESCRIPTION [FILE]: ok, and on failure the head of FIL
   ok "$1" "$2"
   [ "$1" -eq 0 ] || [ -z "${3:-}" ] || head -n 8 "$3" | sed 's/^/#   /'
 }
-if have timeout; then limit="timeout 120"; else limit=""; fi
+if have timeout; then limit="timeout 600"; else limit=""; fi  # a guard against hangs only
 
 # ---- syntax ----
 for f in "$slurm"/*.sbatch "$scaling"/*.sh; do
