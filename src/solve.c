@@ -145,11 +145,29 @@ static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
     return st;
 }
 
-/* A lower bound on cond_2 of A^ = D^-1/2 A D^-1/2 (D = diag(A)) from x: with x^ = D^1/2 x,
- * b^ = D^-1/2 b and r^ = D^-1/2 (b - Ax), x^ = A^^-1 (b^ - r^), so cond_2(A^) >= the largest
- * row 2-norm of A^ times ||x^|| / (||b^|| + ||r^||).  Taken on A^, not A, so that a matrix
- * only badly scaled (which Jacobi solves as well as any) is not called singular.
- * Collective. */
+/* s += v in twice the working precision (Neumaier): the sum's error is then about 2 eps
+ * times that of |v|, whatever the count of terms. */
+static void sum2(double *s, double *c, double v)
+{
+    const double t = *s + v;
+    *c += fabs(*s) >= fabs(v) ? (*s - t) + v : (v - t) + *s;
+    *s = t;
+}
+
+/* A lower bound on cond_2 of A^ = D^-1/2 A D^-1/2 (D = diag(A)) from x, the larger of two:
+ * - with x^ = D^1/2 x, b^ = D^-1/2 b and r^ = D^-1/2 (b - Ax), x^ = A^^-1 (b^ - r^), so
+ *   cond_2(A^) >= the largest row 2-norm of A^ times ||x^|| / (||b^|| + ||r^||);
+ * - lambda_min(A^) <= x^'A^x^ / x^'x^ = x'Ax / x'Dx (a Rayleigh quotient), and lambda_max(A^)
+ *   is at least that row norm and, A^'s diagonal being 1, at least 1 + its largest |a^_ij|
+ *   off the diagonal (the larger eigenvalue of a 2x2 principal submatrix, which interlaces).
+ * Where A is near singular and b has some part along its near null vectors, x is made of them
+ * (x^ grows as b^'s part along each eigenvector over its eigenvalue): the quotient comes close
+ * to lambda_min, while the first bound falls short of cond by b's share along them.  x'Ax, of
+ * large terms that cancel, is summed in twice the working precision, and its rounding error,
+ * at most about (m + P + 4) eps |x|'|A||x| (m the longest row, P the ranks), is added to the
+ * quotient, so that it stays above lambda_min.  Taken on A^, not A, so that a matrix only
+ * badly scaled (which Jacobi solves as well as any) is not called singular.  -1 where x'Ax
+ * <= 0 even so: A is not positive definite.  Collective. */
 static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
 {
     const clcg_csr *A = &p->A;
@@ -161,22 +179,53 @@ static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
     for (int64_t i = 0; i < A->nrows; i++)
         d[i] = clcg_diag_of(A, i);   /* positive: checked as the matrix was read */
     CLCG_CHECK(st, clcg_agree(comm, clcg_halo_exchange_plain(&p->halo, d), NULL), out);
+    /* (x's ghosts are those of the exchange in clcg_residual) */
     CLCG_CHECK(st, clcg_residual(A, &p->halo, p->b, p->x, r, &rel), out);
-    double s[3] = {0.0, 0.0, 0.0}, amax = 0.0;   /* ||x^||^2, ||b^||^2, ||r^||^2; largest row of A^, squared */
+    /* ||x^||^2, ||b^||^2, ||r^||^2, x'Ax and its compensation, x'Dx and its, |x|'|A||x|;
+       the largest row of A^, squared, the longest row, the largest |a^_ij| off the diagonal */
+    double s[8] = {0.0}, mx[3] = {0.0, 0.0, 0.0};
+    const double *x = p->x;
     for (int64_t i = 0; i < A->nrows; i++) {
-        double row2 = 0.0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            row2 += A->val[k] * A->val[k] / (d[i] * d[A->colind[k]]);
-        amax = fmax(amax, row2);
-        s[0] += d[i] * p->x[i] * p->x[i];
+        double row2 = 0.0, ax = 0.0, ex = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            const int64_t j = A->colind[k];
+            const double a2 = A->val[k] * A->val[k] / (d[i] * d[j]);
+            row2 += a2;
+            if (j != i)
+                mx[2] = fmax(mx[2], a2);
+            ax += A->val[k] * x[j];
+            ex += fabs(A->val[k] * x[j]);
+        }
+        mx[0] = fmax(mx[0], row2);
+        mx[1] = fmax(mx[1], (double)(A->rowptr[i + 1] - A->rowptr[i]));
+        s[0] += d[i] * x[i] * x[i];
         s[1] += p->b[i] * p->b[i] / d[i];
         s[2] += r[i] * r[i] / d[i];
+        sum2(&s[3], &s[4], x[i] * ax);
+        sum2(&s[5], &s[6], d[i] * x[i] * x[i]);
+        s[7] += fabs(x[i]) * ex;
     }
-    if (MPI_Allreduce(MPI_IN_PLACE, s, 3, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+    s[3] += s[4];
+    s[5] += s[6];
+    s[4] = s[6] = 0.0;
+    if (MPI_Allreduce(MPI_IN_PLACE, s, 8, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, mx, 3, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the condition bound failed");
     st = clcg_agree(comm, st, NULL);
-    *out = sqrt(amax) * sqrt(s[0]) / (sqrt(s[1]) + sqrt(s[2]));
+    const double amax = sqrt(mx[0]);
+    *out = amax * sqrt(s[0]) / (sqrt(s[1]) + sqrt(s[2]));
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    /* 1.25: the slack of the bound's own roundings (of the products, of |x|'|A||x|, of x'Dx) */
+    const double err = 1.25 * (mx[1] + size + 4.0) * DBL_EPSILON * s[7];
+    if (isfinite(*out) && s[5] > 0.0 && isfinite(s[5]) && isfinite(s[3] + err)) {
+        const double rq = (s[3] + err) / s[5];   /* >= lambda_min(A^) */
+        const double lmax = fmax(amax, 1.0 + sqrt(mx[2]));
+        if (!(rq > 0.0))
+            *out = -1.0;   /* x'Ax <= 0 past its rounding: A is not positive definite */
+        else if (lmax / rq > *out)
+            *out = lmax / rq;
+    }
 out:
     free(d);
     free(r);
@@ -223,7 +272,11 @@ static clcg_status residual_gap(MPI_Comm comm, clcg_problem *p, clcg_solve_resul
     const double k = res->iterations > 1 ? (double)res->iterations : 1.0;
     res->attainable = 64.0 * DBL_EPSILON * k * amax * sqrt(s[0]) / sqrt(s[1]);
     CLCG_CALL(cond_bound(comm, p, &res->cond_low));
-    if (res->cond_low >= CLCG_COND_SINGULAR) {   /* a NaN x falls to the gap test, as before */
+    if (res->cond_low < 0.0) {
+        res->outcome = CLCG_DIVERGED_INDEFINITE;
+        res->at_limit = 0;
+        res->cond_low = 0.0;
+    } else if (res->cond_low >= CLCG_COND_SINGULAR) {   /* a NaN x falls to the gap test, as before */
         res->outcome = CLCG_DIVERGED_SINGULAR;
         res->at_limit = 0;
     } else if (at_its) {
