@@ -145,15 +145,6 @@ static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
     return st;
 }
 
-/* s += v in twice the working precision (Neumaier): the sum's error is then about 2 eps
- * times that of |v|, whatever the count of terms. */
-static void sum2(double *s, double *c, double v)
-{
-    const double t = *s + v;
-    *c += fabs(*s) >= fabs(v) ? (*s - t) + v : (v - t) + *s;
-    *s = t;
-}
-
 /* A lower bound on cond_2 of A^ = D^-1/2 A D^-1/2 (D = diag(A)) from x, the larger of two:
  * - with x^ = D^1/2 x, b^ = D^-1/2 b and r^ = D^-1/2 (b - Ax), x^ = A^^-1 (b^ - r^), so
  *   cond_2(A^) >= the largest row 2-norm of A^ times ||x^|| / (||b^|| + ||r^||);
@@ -163,11 +154,13 @@ static void sum2(double *s, double *c, double v)
  * Where A is near singular and b has some part along its near null vectors, x is made of them
  * (x^ grows as b^'s part along each eigenvector over its eigenvalue): the quotient comes close
  * to lambda_min, while the first bound falls short of cond by b's share along them.  x'Ax, of
- * large terms that cancel, is summed in twice the working precision, and its rounding error,
- * at most about (m + P + 4) eps |x|'|A||x| (m the longest row, P the ranks), is added to the
- * quotient, so that it stays above lambda_min.  Taken on A^, not A, so that a matrix only
- * badly scaled (which Jacobi solves as well as any) is not called singular.  -1 where x'Ax
- * <= 0 even so: A is not positive definite.  Collective. */
+ * large terms that cancel, is carried in twice the working precision throughout: each row of
+ * Ax by Dot2 (Ogita, Rump and Oishi: products split exactly by fma, sums by TwoSum), x_i times
+ * it split by fma again, the sum over rows and over ranks in double-double.  What rounding
+ * can leave, bounded below (u = eps/2), is added to the quotient, so that it stays above
+ * lambda_min, and x'Dx, a sum of positive terms, is taken its rounding smaller.  Taken on A^,
+ * not A, so that a matrix only badly scaled (which Jacobi solves as well as any) is not
+ * called singular.  -1 where x'Ax <= 0 even so: A is not positive definite.  Collective. */
 static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
 {
     const clcg_csr *A = &p->A;
@@ -181,46 +174,67 @@ static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
     CLCG_CHECK(st, clcg_agree(comm, clcg_halo_exchange_plain(&p->halo, d), NULL), out);
     /* (x's ghosts are those of the exchange in clcg_residual) */
     CLCG_CHECK(st, clcg_residual(A, &p->halo, p->b, p->x, r, &rel), out);
-    /* ||x^||^2, ||b^||^2, ||r^||^2, x'Ax and its compensation, x'Dx and its, |x|'|A||x|;
-       the largest row of A^, squared, the longest row, the largest |a^_ij| off the diagonal */
-    double s[8] = {0.0}, mx[3] = {0.0, 0.0, 0.0};
     const double *x = p->x;
+    /* ||x^||^2, ||b^||^2, ||r^||^2, |x|'|A||x|; x'Ax and x'Dx in double-double (pairs);
+       the largest row of A^, squared, the longest row, the largest |a^_ij| off the diagonal */
+    double s[4] = {0.0, 0.0, 0.0, 0.0}, dd[4] = {0.0, 0.0, 0.0, 0.0}, mx[3] = {0.0, 0.0, 0.0};
     for (int64_t i = 0; i < A->nrows; i++) {
-        double row2 = 0.0, ax = 0.0, ex = 0.0;
+        double row2 = 0.0, hi = 0.0, lo = 0.0, ex = 0.0;
+        const double si = sqrt(d[i]);
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             const int64_t j = A->colind[k];
-            const double a2 = A->val[k] * A->val[k] / (d[i] * d[j]);
-            row2 += a2;
+            const double ah = A->val[k] / si / sqrt(d[j]);   /* a^_ij, no product of two d below range */
+            row2 += ah * ah;
             if (j != i)
-                mx[2] = fmax(mx[2], a2);
-            ax += A->val[k] * x[j];
-            ex += fabs(A->val[k] * x[j]);
+                mx[2] = fmax(mx[2], fabs(ah));
+            const double pr = A->val[k] * x[j], pe = fma(A->val[k], x[j], -pr);
+            const double t = hi + pr, z = t - hi;
+            lo += ((hi - (t - z)) + (pr - z)) + pe;
+            hi = t;
+            ex += fabs(pr);
         }
         mx[0] = fmax(mx[0], row2);
         mx[1] = fmax(mx[1], (double)(A->rowptr[i + 1] - A->rowptr[i]));
         s[0] += d[i] * x[i] * x[i];
         s[1] += p->b[i] * p->b[i] / d[i];
         s[2] += r[i] * r[i] / d[i];
-        sum2(&s[3], &s[4], x[i] * ax);
-        sum2(&s[5], &s[6], d[i] * x[i] * x[i]);
-        s[7] += fabs(x[i]) * ex;
+        s[3] += fabs(x[i]) * ex;
+        const double ph = x[i] * hi;
+        clcg_dd_acc(dd, ph);
+        clcg_dd_acc(dd, fma(x[i], hi, -ph));
+        clcg_dd_acc(dd, x[i] * lo);
+        clcg_dd_acc(dd + 2, d[i] * x[i] * x[i]);
     }
-    s[3] += s[4];
-    s[5] += s[6];
-    s[4] = s[6] = 0.0;
-    if (MPI_Allreduce(MPI_IN_PLACE, s, 8, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
+    if (MPI_Allreduce(MPI_IN_PLACE, s, 4, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
         MPI_Allreduce(MPI_IN_PLACE, mx, 3, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the condition bound failed");
-    st = clcg_agree(comm, st, NULL);
+    if (st == CLCG_OK)
+        st = clcg_allreduce_dd(comm, dd, 2);
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     const double amax = sqrt(mx[0]);
     *out = amax * sqrt(s[0]) / (sqrt(s[1]) + sqrt(s[2]));
+    /* What rounding leaves of x'Ax, as a multiple of |x|'|A||x| (u = eps/2, m the longest row,
+       n the rows of a rank, at most the largest row count, P the ranks): a row by Dot2,
+       gamma_m^2 + u gamma_m (x_i times its low part, rounded); each double-double addition
+       (one without renormalizing the low parts) about 4 u^2 of the sums so far, 3 a row and
+       P - 1 over the ranks; the pair rounded to one double, u |x'Ax|.  x'Dx: 2 roundings a term
+       and the additions, relative.  lambda_max's bound: m + 4 roundings, relative.  All
+       doubled for what the bounds leave out (the rounding of |x|'|A||x| itself). */
+    double nmax = (double)A->nrows, ranks = 1.0;
     int size = 1;
     MPI_Comm_size(comm, &size);
-    /* 1.25: the slack of the bound's own roundings (of the products, of |x|'|A||x|, of x'Dx) */
-    const double err = 1.25 * (mx[1] + size + 4.0) * DBL_EPSILON * s[7];
-    if (isfinite(*out) && s[5] > 0.0 && isfinite(s[5]) && isfinite(s[3] + err)) {
-        const double rq = (s[3] + err) / s[5];   /* >= lambda_min(A^) */
-        const double lmax = fmax(amax, 1.0 + sqrt(mx[2]));
+    ranks = size;
+    if (MPI_Allreduce(MPI_IN_PLACE, &nmax, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+        st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the condition bound failed");
+    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    const double u = DBL_EPSILON / 2.0, gm = mx[1] * u / (1.0 - mx[1] * u);
+    const double rel_ax = 2.0 * (gm * gm + u * gm + 4.0 * (3.0 * nmax + ranks) * u * u);
+    const double xax = dd[0] + dd[1], xdx = dd[2] + dd[3];
+    const double err = rel_ax * s[3] + 2.0 * u * fabs(xax);
+    const double xdx_low = xdx * (1.0 - 2.0 * (3.0 * u + 4.0 * (nmax + ranks) * u * u));
+    const double lmax = fmax(amax, 1.0 + mx[2]) * (1.0 - 2.0 * (mx[1] + 4.0) * u);
+    if (isfinite(*out) && xdx_low > 0.0 && isfinite(xdx_low) && isfinite(xax + err) && mx[1] * u < 0.5) {
+        const double rq = (xax + err) / xdx_low;   /* >= lambda_min(A^) */
         if (!(rq > 0.0))
             *out = -1.0;   /* x'Ax <= 0 past its rounding: A is not positive definite */
         else if (lmax / rq > *out)

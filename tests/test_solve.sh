@@ -456,33 +456,45 @@ for np in 1 2; do
   done
 done
 # near singular, not singular: the chain Laplacian without a boundary condition (weights 1)
-# plus 5e-15 I, SPD with cond(D^-1/2 A D^-1/2) near 6e14, past 1/(64 eps), and b of mixed
+# plus 5e-15 I, SPD with cond(D^-1/2 A D^-1/2) near 8e14, past 1/(64 eps), and b of mixed
 # signs whose share along the near null vector (the ones) is small (seed 5; 1 - 2 x, x
 # uniform).  The recurrences "converge" at a true residual near 1e-3 that rounding of x (about
 # 1e13 long) explains; x, made of the near null vector, shows the condition number by its
 # Rayleigh quotient, where x's norm against b's falls short by b's share along that vector:
-# exit 4, no solution, in every variant and on 1 and 2 ranks.  With 1e-10 I (cond near 4e10)
+# exit 4, no solution, in every variant and on 1 and 2 ranks.  So for rows of 61 entries, the
+# Laplacian of a band graph (200 nodes, each joined to the 30 on either side) whose diagonal
+# is the degree times 1 + 5e-15 (cond past 2e14): x'Ax is summed in double-double, so that its
+# rounding allowance does not grow with the rows.  With 1e-10 I on the chain (cond near 4e10)
 # it is no such matrix: exit 0, and the residual outside is that of the report
-awk 'BEGIN { n = 50; x = 5; printf "%%%%MatrixMarket matrix array real general\n%d 1\n", n
-  for (i = 1; i <= n; i++) { x = (x * 16807) % 2147483647; printf "%.17g\n", 1 - 2 * x / 2147483647 } }' >"$t/nsg_b.mtx"
-for shift in 5e-15 1e-10; do
-  awk -v s=$shift 'BEGIN { n = 50; printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, 2 * n - 1
-    for (i = 1; i <= n; i++) { printf "%d %d %.17g\n", i, i, (i > 1 && i < n ? 2 : 1) + s; if (i < n) printf "%d %d -1\n", i + 1, i } }' >"$t/nsg.mtx"
+for n in 50 200; do
+  awk -v n=$n 'BEGIN { x = 5; printf "%%%%MatrixMarket matrix array real general\n%d 1\n", n
+    for (i = 1; i <= n; i++) { x = (x * 16807) % 2147483647; printf "%.17g\n", 1 - 2 * x / 2147483647 } }' >"$t/nsg_b$n.mtx"
+done
+for case in chain:5e-15 band:5e-15 chain:1e-10; do
+  shift=${case#*:}
+  case $case in
+    chain:*) n=50; awk -v s=$shift 'BEGIN { n = 50; printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, 2 * n - 1
+      for (i = 1; i <= n; i++) { printf "%d %d %.17g\n", i, i, (i > 1 && i < n ? 2 : 1) + s; if (i < n) printf "%d %d -1\n", i + 1, i } }' >"$t/nsg.mtx" ;;
+    band:*) n=200; awk -v s=$shift 'BEGIN { n = 200; k = 30; for (i = 1; i <= n; i++) for (j = i - k; j < i; j++) if (j >= 1) e++
+      printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, n + e
+      for (i = 1; i <= n; i++) { lo = i - k < 1 ? 1 : i - k; hi = i + k > n ? n : i + k; printf "%d %d %.17g\n", i, i, (hi - lo) * (1 + s)
+        for (j = lo; j < i; j++) printf "%d %d -1\n", i, j } }' >"$t/nsg.mtx" ;;
+  esac
   for np in 1 2; do
     for how in --reference "--variant standard" "--variant single-reduction" "--variant pipelined" "--precond none"; do
       rm -f "$t/x.mtx" "$t/s.json"
-      timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/nsg.mtx" --rhs "$t/nsg_b.mtx" $how -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
+      timeout 120 $MPIEXEC -n $np "$CLCG_BIN" "$t/nsg.mtx" --rhs "$t/nsg_b$n.mtx" $how -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
       out=$(grep -o '"outcome": "[A-Z_]*"' "$t/s.json" 2>/dev/null | head -n 1 | cut -d'"' -f4)
       if [ $shift = 5e-15 ]; then
         [ $rc -eq 4 ] && [ ! -e "$t/x.mtx" ] && [ "$(errors "$t/err")" -eq 1 ] &&
           case $out in DIVERGED_SINGULAR | DIVERGED_INDEFINITE | DIVERGED_BREAKDOWN) true ;; *) false ;; esac &&
           { [ "$how" != --reference ] || grep -q 'singular to double precision: ||b-Ax||/||b|| = [0-9.e+-]* after [0-9]* iterations, and x shows' "$t/err"; }
-        ok $? "chain Laplacian + 5e-15 I, b of mixed signs, $how, $np rank(s): refused, exit $rc, $out, $(head -c 200 "$t/err")"
+        ok $? "$case Laplacian near singular, b of mixed signs, $how, $np rank(s): refused, exit $rc, $out, $(head -c 200 "$t/err")"
       else
-        r=$(residual "$t/nsg.mtx" "$t/x.mtx" "$t/nsg_b.mtx"); tr=$(json_num "$t/s.json" true)
+        r=$(residual "$t/nsg.mtx" "$t/x.mtx" "$t/nsg_b$n.mtx"); tr=$(json_num "$t/s.json" true)
         [ $rc -eq 0 ] && [ "$out" = CONVERGED ] && [ "$(errors "$t/err")" -eq 0 ] && le "$r" 1e-3 &&
           awk -v a="$r" -v b="$tr" 'BEGIN { exit !(a <= 4 * b + 1e-12 && b <= 4 * a + 1e-12) }'
-        ok $? "chain Laplacian + 1e-10 I, b of mixed signs, $how, $np rank(s): exit $rc, $out, true residual $r (reported $tr)"
+        ok $? "$case Laplacian, b of mixed signs, $how, $np rank(s): exit $rc, $out, true residual $r (reported $tr)"
       fi
     done
   done
