@@ -185,6 +185,10 @@ void clcg_report_summary(MPI_Comm comm, const clcg_options *o, const clcg_proble
                : info->first_outcome == CLCG_DIVERGED_SINGULAR ? "its residual grew past what an SPD matrix allows"
                                                                 : clcg_outcome_message(info->first_outcome),
                info->first_true_residual);
+    else if (info->refinements && info->std_corrections)
+        printf("  refined: %d correction solve%s of A d = b - Ax (the recurrences had drifted from it), the last %d "
+               "in the standard variant, where the %s one's stopped helping\n", info->refinements,
+               info->refinements > 1 ? "s" : "", info->std_corrections, info->base_variant);
     else if (info->refinements)
         printf("  refined: %d correction solve%s of A d = b - Ax (the recurrences had drifted from it)\n",
                info->refinements, info->refinements > 1 ? "s" : "");
@@ -319,12 +323,14 @@ clcg_status clcg_report_json(MPI_Comm comm, const clcg_options *o, const clcg_pr
         fprintf(f, ", \"exchange_links\": %d, \"exchange_shared_memory_links\": %d, \"exchange_window_ranks\": %d",
                 info->halo_links[1], info->halo_links[0], info->halo_links[2]);
         fprintf(f, "},\n  \"outcome\": \"%s\", \"at_precision_limit\": %s, \"iterations\": %lld, "
-                   "\"iterations_run\": %lld, \"timed_iterations\": %lld, \"refinements\": %d, \"correction_variant\": %s%s%s,\n",
+                   "\"iterations_run\": %lld, \"timed_iterations\": %lld, \"refinements\": %d, \"correction_variant\": %s%s%s, "
+                   "\"standard_corrections\": %d,\n",
                 clcg_outcome_name(res->outcome), res->outcome == CLCG_CONVERGED && res->at_limit ? "true" : "false",
                 (long long)res->iterations, (long long)info->iterations_run, (long long)timed_its(res, info),
                 info->refinements,
-                info->refinements ? "\"" : "", info->refinements ? (info->rescued ? "standard" : info->base_variant) : "null",
-                info->refinements ? "\"" : "");
+                info->refinements ? "\"" : "",
+                info->refinements ? (info->rescued || info->std_corrections ? "standard" : info->base_variant) : "null",
+                info->refinements ? "\"" : "", info->rescued ? info->refinements : info->std_corrections);
         if (info->rescued)
             fprintf(f, "  \"first_solve\": {\"outcome\": \"%s\", \"iterations\": %lld, \"true_residual\": %.6e},\n",
                     clcg_outcome_name(info->first_outcome), (long long)info->first_iterations,

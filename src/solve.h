@@ -45,6 +45,8 @@ typedef struct {
     int refinements;                /* correction solves after the first (cg_ocl.c: refine) */
     int rescued;                    /* the first solve (single-reduction or pipelined) broke down
                                        and the corrections ran the standard variant */
+    int std_corrections;            /* corrections in the standard variant after those of the
+                                       single-reduction or pipelined one stopped helping */
     clcg_outcome first_outcome;     /* ... the first solve's outcome, after first_iterations,
                                        and the true residual it left */
     int64_t first_iterations;

@@ -499,6 +499,21 @@ for case in chain:5e-15 band:5e-15 chain:1e-10; do
     done
   done
 done
+# the pipelined form's corrections stall above --rtol where the standard form's do not: the
+# chain Laplacian (2000 rows) + 4e-10 I, b = A*1, --precond none, --rtol 1e-10.  Pipelined's
+# own corrections leave the true residual at 2e-7 (once "the limit of double precision");
+# then standard ones run, and x meets --rtol (1e-15), on 1 and 2 ranks
+awk 'BEGIN { n = 2000; s = 4e-10; printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, 2 * n - 1
+  for (i = 1; i <= n; i++) { printf "%d %d %.17g\n", i, i, (i > 1 && i < n ? 2 : 1) + s; if (i < n) printf "%d %d -1\n", i + 1, i } }' >"$t/n1d.mtx"
+for np in 1 2; do
+  rm -f "$t/x.mtx" "$t/s.json"
+  timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$t/n1d.mtx" --precond none --variant pipelined --rtol 1e-10 -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
+  tr=$(json_num "$t/s.json" true); sc=$(json_num "$t/s.json" standard_corrections)
+  e=$(awk 'n++ > 1 { d = $1 - 1; if (d < 0) d = -d; if (d > m) m = d } END { printf "%.3e", m }' "$t/x.mtx")
+  [ $rc -eq 0 ] && grep -q '"outcome": "CONVERGED", "at_precision_limit": false' "$t/s.json" && le "$tr" 2e-10 && le "$e" 1e-8 &&
+    [ "${sc:-0}" -ge 1 ] && grep -q "in the standard variant, where the pipelined one's stopped helping" "$t/out"
+  ok $? "1-D Laplacian + 4e-10 I, pipelined, --precond none, $np rank(s): standard corrections after pipelined's stalled, exit $rc, true residual $tr, max|x-1| $e, $sc standard ($(grep -o 'refined: .*' "$t/out" | head -c 160))"
+done
 # a badly scaled SPD matrix, D L D (L the 1-D Dirichlet Laplacian, d_i = 10^u, u in
 # [-4.5, 4.5]): with a b of mixed signs, ||r|| grows 1e7-fold on the way while Jacobi-PCG
 # converges cleanly, so the growth test must take r'z (cond of D^-1/2 A D^-1/2, 1.6e4 here),
