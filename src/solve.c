@@ -154,11 +154,11 @@ static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
  * Where A is near singular and b has some part along its near null vectors, x is made of them
  * (x^ grows as b^'s part along each eigenvector over its eigenvalue): the quotient comes close
  * to lambda_min, while the first bound falls short of cond by b's share along them.  x'Ax, of
- * large terms that cancel, is carried in twice the working precision throughout: each row of
- * Ax by Dot2 (Ogita, Rump and Oishi: products split exactly by fma, sums by TwoSum), x_i times
- * it split by fma again, the sum over rows and over ranks in double-double.  What rounding
- * can leave, bounded below (u = eps/2), is added to the quotient, so that it stays above
- * lambda_min, and x'Dx, a sum of positive terms, is taken its rounding smaller.  Taken on A^,
+ * large terms that cancel, is taken as x'b - x'r, r = b - Ax with its rows in twice the
+ * working precision (clcg_residual: Dot2, rounded once), each product split exactly by fma
+ * and summed over rows and ranks in double-double.  What rounding can leave, bounded below
+ * (u = eps/2), is added to the quotient, so that it stays above lambda_min, and x'Dx, a sum
+ * of positive terms, is taken its rounding smaller.  Taken on A^,
  * not A, so that a matrix only badly scaled (which Jacobi solves as well as any) is not
  * called singular.  -1 where x'Ax <= 0 even so: A is not positive definite.  Collective. */
 static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
@@ -175,37 +175,36 @@ static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
     /* (x's ghosts are those of the exchange in clcg_residual) */
     CLCG_CHECK(st, clcg_residual(A, &p->halo, p->b, p->x, r, &rel), out);
     const double *x = p->x;
-    /* ||x^||^2, ||b^||^2, ||r^||^2, |x|'|A||x|; x'Ax and x'Dx in double-double (pairs);
-       the largest row of A^, squared, the longest row, the largest |a^_ij| off the diagonal */
-    double s[4] = {0.0, 0.0, 0.0, 0.0}, dd[4] = {0.0, 0.0, 0.0, 0.0}, mx[3] = {0.0, 0.0, 0.0};
+    /* ||x^||^2, ||b^||^2, ||r^||^2, |x|'(|A||x| + |b|), |x|'|r|; x'Ax and x'Dx in
+       double-double (pairs); the largest row of A^, squared, the longest row, the largest
+       |a^_ij| off the diagonal */
+    double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0}, dd[4] = {0.0, 0.0, 0.0, 0.0}, mx[3] = {0.0, 0.0, 0.0};
     for (int64_t i = 0; i < A->nrows; i++) {
-        double row2 = 0.0, hi = 0.0, lo = 0.0, ex = 0.0;
-        const double si = sqrt(d[i]);
+        double row2 = 0.0, ex = 0.0;
+        const double si = sqrt(d[i]), bi = p->b[i];
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             const int64_t j = A->colind[k];
             const double ah = A->val[k] / si / sqrt(d[j]);   /* a^_ij, no product of two d below range */
             row2 += ah * ah;
             if (j != i)
                 mx[2] = fmax(mx[2], fabs(ah));
-            const double pr = A->val[k] * x[j], pe = fma(A->val[k], x[j], -pr);
-            const double t = hi + pr, z = t - hi;
-            lo += ((hi - (t - z)) + (pr - z)) + pe;
-            hi = t;
-            ex += fabs(pr);
+            ex += fabs(A->val[k] * x[j]);
         }
         mx[0] = fmax(mx[0], row2);
         mx[1] = fmax(mx[1], (double)(A->rowptr[i + 1] - A->rowptr[i]));
         s[0] += d[i] * x[i] * x[i];
-        s[1] += p->b[i] * p->b[i] / d[i];
+        s[1] += bi * bi / d[i];
         s[2] += r[i] * r[i] / d[i];
-        s[3] += fabs(x[i]) * ex;
-        const double ph = x[i] * hi;
-        clcg_dd_acc(dd, ph);
-        clcg_dd_acc(dd, fma(x[i], hi, -ph));
-        clcg_dd_acc(dd, x[i] * lo);
+        s[3] += fabs(x[i]) * (ex + fabs(bi));
+        s[4] += fabs(x[i] * r[i]);
+        const double pb = x[i] * bi, pr = x[i] * r[i];   /* x_i (Ax)_i = x_i b_i - x_i r_i */
+        clcg_dd_acc(dd, pb);
+        clcg_dd_acc(dd, fma(x[i], bi, -pb));
+        clcg_dd_acc(dd, -pr);
+        clcg_dd_acc(dd, -fma(x[i], r[i], -pr));
         clcg_dd_acc(dd + 2, d[i] * x[i] * x[i]);
     }
-    if (MPI_Allreduce(MPI_IN_PLACE, s, 4, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
+    if (MPI_Allreduce(MPI_IN_PLACE, s, 5, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
         MPI_Allreduce(MPI_IN_PLACE, mx, 3, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the condition bound failed");
     if (st == CLCG_OK)
@@ -213,13 +212,14 @@ static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     const double amax = sqrt(mx[0]);
     *out = amax * sqrt(s[0]) / (sqrt(s[1]) + sqrt(s[2]));
-    /* What rounding leaves of x'Ax, as a multiple of |x|'|A||x| (u = eps/2, m the longest row,
-       n the rows of a rank, at most the largest row count, P the ranks): a row by Dot2,
-       gamma_m^2 + u gamma_m (x_i times its low part, rounded); each double-double addition
-       (one without renormalizing the low parts) about 4 u^2 of the sums so far, 3 a row and
-       P - 1 over the ranks; the pair rounded to one double, u |x'Ax|.  x'Dx: 2 roundings a term
-       and the additions, relative.  lambda_max's bound: m + 4 roundings, relative.  All
-       doubled for what the bounds leave out (the rounding of |x|'|A||x| itself). */
+    /* What rounding leaves of x'Ax (u = eps/2, m the longest row, n the rows of a rank, at
+       most the largest row count, P the ranks): r_i by Dot2 then rounded, gamma_m^2 (|b_i| +
+       sum_j |a_ij x_j|) + u |r_i|, times |x_i|; each double-double addition (one without
+       renormalizing the low parts) about 4 u^2 of the sums so far, at most |x|'(|A||x| + |b|)
+       + |x|'|r|, 4 a row and P - 1 over the ranks; the pair rounded to one double, u |x'Ax|.
+       x'Dx: 2 roundings a term and the additions, relative.  lambda_max's bound: m + 4
+       roundings, relative.  All doubled for what the bounds leave out (the rounding of the
+       magnitudes themselves). */
     double nmax = (double)A->nrows, ranks = 1.0;
     int size = 1;
     MPI_Comm_size(comm, &size);
@@ -228,9 +228,9 @@ static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the condition bound failed");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     const double u = DBL_EPSILON / 2.0, gm = mx[1] * u / (1.0 - mx[1] * u);
-    const double rel_ax = 2.0 * (gm * gm + u * gm + 4.0 * (3.0 * nmax + ranks) * u * u);
+    const double dd_rel = 4.0 * (4.0 * nmax + ranks) * u * u;
     const double xax = dd[0] + dd[1], xdx = dd[2] + dd[3];
-    const double err = rel_ax * s[3] + 2.0 * u * fabs(xax);
+    const double err = 2.0 * ((gm * gm + dd_rel) * s[3] + (u + dd_rel) * s[4] + u * fabs(xax));
     const double xdx_low = xdx * (1.0 - 2.0 * (3.0 * u + 4.0 * (nmax + ranks) * u * u));
     const double lmax = fmax(amax, 1.0 + mx[2]) * (1.0 - 2.0 * (mx[1] + 4.0) * u);
     if (isfinite(*out) && xdx_low > 0.0 && isfinite(xdx_low) && isfinite(xax + err) && mx[1] * u < 0.5) {
