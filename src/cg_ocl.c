@@ -1715,9 +1715,9 @@ static clcg_status get_x(cg_ctx *c, double *out)
  * tolerance; the standard one after a breakdown, below), x += d, while the true residual
  * keeps falling, at most REFINE times.  Where the single-reduction or pipelined form's
  * corrections stop helping (or run out of rounds) above --rtol, that is their recurrences'
- * limit, not double precision's (on a 1-D Laplacian + 4e-12 I with b = A*1, single-reduction
- * stalled at 9e-7 where the standard form reaches 1e-15): up to REFINE more corrections run
- * in the standard form.  What stays above --rtol after those is reported as the limit
+ * limit, not double precision's (on a 1-D Laplacian + 4e-10 I with b = A*1, --precond none,
+ * --rtol 1e-10, pipelined's stalled at 2e-7, and one in the standard form reached 1e-15): up
+ * to REFINE more corrections run in the standard form.  What stays above --rtol after those is reported as the limit
  * reached (res->at_limit). */
 #define REFINE 4
 

@@ -158,9 +158,9 @@ static clcg_status precision_limit(clcg_status st, clcg_solve_result *res)
  * working precision (clcg_residual: Dot2, rounded once), each product split exactly by fma
  * and summed over rows and ranks in double-double.  What rounding can leave, bounded below
  * (u = eps/2), is added to the quotient, so that it stays above lambda_min, and x'Dx, a sum
- * of positive terms, is taken its rounding smaller.  Taken on A^,
- * not A, so that a matrix only badly scaled (which Jacobi solves as well as any) is not
- * called singular.  -1 where x'Ax <= 0 even so: A is not positive definite.  Collective. */
+ * of positive terms, is taken its rounding smaller.  Taken on A^, not A, so that a matrix
+ * only badly scaled (which Jacobi solves as well as any) is not called singular.  -1 where
+ * x'Ax <= 0 even so: A is not positive definite.  Collective. */
 static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
 {
     const clcg_csr *A = &p->A;
@@ -177,8 +177,9 @@ static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
     const double *x = p->x;
     /* ||x^||^2, ||b^||^2, ||r^||^2, |x|'(|A||x| + |b|), |x|'|r|; x'Ax and x'Dx in
        double-double (pairs); the largest row of A^, squared, the longest row, the largest
-       |a^_ij| off the diagonal */
-    double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0}, dd[4] = {0.0, 0.0, 0.0, 0.0}, mx[3] = {0.0, 0.0, 0.0};
+       |a^_ij| off the diagonal, the most rows a rank holds */
+    double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0}, dd[4] = {0.0, 0.0, 0.0, 0.0};
+    double mx[4] = {0.0, 0.0, 0.0, (double)A->nrows};
     for (int64_t i = 0; i < A->nrows; i++) {
         double row2 = 0.0, ex = 0.0;
         const double si = sqrt(d[i]), bi = p->b[i];
@@ -205,7 +206,7 @@ static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
         clcg_dd_acc(dd + 2, d[i] * x[i] * x[i]);
     }
     if (MPI_Allreduce(MPI_IN_PLACE, s, 5, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, mx, 3, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+        MPI_Allreduce(MPI_IN_PLACE, mx, 4, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
         st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the condition bound failed");
     if (st == CLCG_OK)
         st = clcg_allreduce_dd(comm, dd, 2);
@@ -220,13 +221,9 @@ static clcg_status cond_bound(MPI_Comm comm, clcg_problem *p, double *out)
        x'Dx: 2 roundings a term and the additions, relative.  lambda_max's bound: m + 4
        roundings, relative.  All doubled for what the bounds leave out (the rounding of the
        magnitudes themselves). */
-    double nmax = (double)A->nrows, ranks = 1.0;
     int size = 1;
     MPI_Comm_size(comm, &size);
-    ranks = size;
-    if (MPI_Allreduce(MPI_IN_PLACE, &nmax, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
-        st = clcg_error(CLCG_ERR_MPI, "MPI_Allreduce of the condition bound failed");
-    CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
+    const double nmax = mx[3], ranks = size;
     const double u = DBL_EPSILON / 2.0, gm = mx[1] * u / (1.0 - mx[1] * u);
     const double dd_rel = 4.0 * (4.0 * nmax + ranks) * u * u;
     const double xax = dd[0] + dd[1], xdx = dd[2] + dd[3];
