@@ -1744,7 +1744,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
     int out_of_its = 0; /* the corrections used up what --max-iterations left */
     if (!(res->outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(res) || check))
         return CLCG_OK;
-    if (!(res->true_residual > CLCG_TRUE_SLACK * rtol)) {
+    if (!(res->true_residual > rtol)) {
         if (check)   /* x meets --rtol already: the breakdown came after the answer */
             res->outcome = CLCG_CONVERGED;
         return CLCG_OK;
@@ -1764,7 +1764,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
                  tol2 = fmax((rtol * bnorm) * (rtol * bnorm), CLCG_RR_FLOOR);
     int std_legs = check;   /* the corrections run the standard form */
     int legs = REFINE;
-    for (int k = 0; k < legs && res->true_residual > CLCG_TRUE_SLACK * rtol; k++) {
+    for (int k = 0; k < legs && res->true_residual > rtol; k++) {
         clcg_solve_result rc = *res;
         int64_t run = 0;
         /* the corrections share --max-iterations with the solve before them */
@@ -1841,7 +1841,7 @@ static clcg_status refine(cg_ctx *c, clcg_solve_result *res, clcg_run_info *info
             legs += REFINE;
         }
     }
-    if (res->true_residual <= CLCG_TRUE_SLACK * rtol) {
+    if (res->true_residual <= rtol) {
         res->outcome = CLCG_CONVERGED;
     } else if (out_of_its) {   /* --max-iterations reached before the true residual met --rtol */
         res->outcome = CLCG_DIVERGED_ITS;

@@ -123,9 +123,6 @@ typedef struct {
  * double precision can be asked for: the arithmetic ran out, the solve converged as far as
  * it goes (solve.c). */
 int clcg_breakdown_at_limit(const clcg_solve_result *res);
-/* A true residual within this factor of --rtol counts as meeting it (the corrections of
- * cg_ocl.c leave it alone; below the normal range, problem.c accepts x as written). */
-#define CLCG_TRUE_SLACK 2.0
 /* Residuals below this are as far as double precision goes (solve.c, problem.c). */
 #define CLCG_LIMIT_REL 1e-12
 /* The device solves stop once r'r is below this (2^-970) even when --rtol asks for less:

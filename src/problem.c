@@ -489,11 +489,12 @@ clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p, double rtol, cl
     CLCG_CHECK(st, clcg_agree(comm, clcg_true_residual(&p->A, &p->halo, p->b, y, &rel), NULL), out);
     /* refused: a converged solve that x as written no longer meets, unless only by what
      * double precision holds anyway (then, as for any true residual at that limit: converged,
-     * above --rtol), nor by a factor of more than 2 over where it had stopped; every rank
-     * decides alike (rel and res come from reductions), and all take part in the agreement */
-    const double before = res->true_residual, meet = CLCG_TRUE_SLACK * rtol;
-    const int refuse = res->outcome == CLCG_CONVERGED && !(rel <= meet) && !(rel <= CLCG_LIMIT_REL) &&
-                       !(rel <= CLCG_TRUE_SLACK * before);
+     * above --rtol), nor by a factor of more than 2 over --rtol and over where it had stopped;
+     * every rank decides alike (rel and res come from reductions), and all take part in the
+     * agreement.  Kept, it is converged as far as x as written goes: above --rtol, at the limit. */
+    const double before = res->true_residual;
+    const int refuse = res->outcome == CLCG_CONVERGED && !(rel <= 2.0 * rtol) && !(rel <= CLCG_LIMIT_REL) &&
+                       !(rel <= 2.0 * before);
     int rank;
     MPI_Comm_rank(comm, &rank);
     if (refuse && rank == 0)   /* rank 0's message, every rank's status */
@@ -502,8 +503,8 @@ clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p, double rtol, cl
     st = clcg_agree(comm, st, NULL);
     if (st == CLCG_OK) {
         res->true_residual = rel;
-        if (res->outcome == CLCG_CONVERGED && !(rel <= meet))
-            res->at_limit = 1;   /* converged as far as x as written goes, above --rtol */
+        if (res->outcome == CLCG_CONVERGED && !(rel <= rtol))
+            res->at_limit = 1;
     }
 out:
     free(y);

@@ -28,8 +28,9 @@ void clcg_problem_free(clcg_problem *p);
 
 /* After a solve of the scaled system: x = 2^exp_x y, the solution of the system as given.  An
  * error (on all ranks) when it lies beyond double precision, or when entries below its normal
- * range lose so many bits that x as written no longer meets rtol (res converged; within
- * CLCG_TRUE_SLACK, or under CLCG_LIMIT_REL: at the limit); otherwise, where bits were lost,
+ * range lose so many bits that x as written is off by more than twice rtol and twice where the
+ * solve stopped (res converged; above rtol otherwise, or under CLCG_LIMIT_REL: converged at the
+ * limit); otherwise, where bits were lost,
  * res->true_residual becomes that of x as written.  Collective. */
 clcg_status clcg_problem_unscale(MPI_Comm comm, clcg_problem *p, double rtol, clcg_solve_result *res);
 

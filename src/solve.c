@@ -21,7 +21,7 @@ static clcg_status ref_refine(MPI_Comm comm, const clcg_solve_opts *so, clcg_pro
     double *r = NULL, *d = NULL, *keep = NULL, rel = 0.0;
     int out_of_its = 0;
     if (!(res->outcome == CLCG_CONVERGED || clcg_breakdown_at_limit(res)) ||
-        !(res->true_residual > CLCG_TRUE_SLACK * so->rtol))
+        !(res->true_residual > so->rtol))
         return CLCG_OK;
     const int64_t n = p->A.nrows;
     st = clcg_malloc(&r, (size_t)n + 1, sizeof *r, "the residual");
@@ -31,7 +31,7 @@ static clcg_status ref_refine(MPI_Comm comm, const clcg_solve_opts *so, clcg_pro
         st = clcg_malloc(&keep, (size_t)n + 1, sizeof *keep, "the solution before a correction");
     CLCG_CHECK(st, clcg_agree(comm, st, NULL), out);
     CLCG_CHECK(st, clcg_residual(&p->A, &p->halo, p->b, p->x, r, &rel), out);
-    for (int k = 0; k < REF_REFINE && res->true_residual > CLCG_TRUE_SLACK * so->rtol; k++) {
+    for (int k = 0; k < REF_REFINE && res->true_residual > so->rtol; k++) {
         clcg_solve_opts left = *so;
         clcg_solve_result rc;
         double s[2];
@@ -78,7 +78,7 @@ static clcg_status ref_refine(MPI_Comm comm, const clcg_solve_opts *so, clcg_pro
         res->true_residual = rel;
         res->rel_residual = rc.rel_residual * rnorm / (res->bnorm > 0.0 ? res->bnorm : 1.0);
     }
-    if (res->true_residual <= CLCG_TRUE_SLACK * so->rtol) {
+    if (res->true_residual <= so->rtol) {
         res->outcome = CLCG_CONVERGED;
         res->at_limit = 0;
     } else if (out_of_its) {
@@ -116,7 +116,7 @@ static clcg_status solve(MPI_Comm comm, const clcg_options *o, clcg_problem *p, 
     /* where it stopped with a true residual still above --rtol (its recursive one met --rtol
        or fell below CLCG_RR_FLOOR: a --rtol under what double precision reaches, and the
        corrections got no further), it says so */
-    if (st == CLCG_OK && res->outcome == CLCG_CONVERGED && res->true_residual > CLCG_TRUE_SLACK * o->rtol)
+    if (st == CLCG_OK && res->outcome == CLCG_CONVERGED && res->true_residual > o->rtol)
         res->at_limit = 1;
     info->solve_min = res->solve_min;
     info->solve_max = info->solve_times[0] = res->solve_time;

@@ -134,7 +134,7 @@ if [ -f "$m" ]; then
   ia=$(json_num "$t/lim.json" iterations); ib=$(json_num "$t/cut.json" iterations); tb=$(json_num "$t/cut.json" true)
   [ $ra -eq 0 ] && grep -q '"outcome": "CONVERGED", "at_precision_limit": true' "$t/lim.json" && [ "$ia" -gt 215 ] &&
     [ $rb -eq 1 ] && grep -q '"outcome": "DIVERGED_ITS", "at_precision_limit": false' "$t/cut.json" &&
-    grep -q 'iteration limit reached' "$t/err" && ! le "$tb" 2e-17
+    grep -q 'iteration limit reached' "$t/err" && ! le "$tb" 1e-17
   ok $? "bcsstk05, --rtol 1e-17: at the limit after $ia iterations; with --max-iterations 215, the iteration limit (rc=$rb, true residual $tb)"
 else
   skip "a correction cut short by --max-iterations" "CLCG_MATRICES not found"
@@ -287,10 +287,43 @@ for spec in "poisson2d:30 1e-14" "poisson2d:120 1e-12" "random:20000,16,1 1e-12"
   for np in 1 3; do
     timeout 300 $MPIEXEC -n $np "$CLCG_BIN" --generate $1 --variant pipelined --rtol $2 --json "$t/pr.json" >"$t/out" 2>"$t/err"; rc=$?
     tr=$(json_num "$t/pr.json" true); k=$(json_num "$t/pr.json" refinements)
-    [ $rc -eq 0 ] && le "$tr" "$(awk -v r=$2 'BEGIN { print 2 * r }')" && grep -q '"outcome": "CONVERGED"' "$t/pr.json"
-    ok $? "pipelined, $1, --rtol $2, $np rank(s): true residual $tr <= 2 rtol ($k correction solves, rc=$rc)"
+    [ $rc -eq 0 ] && le "$tr" "$(awk -v r=$2 'BEGIN { print 2 * r }')" && grep -q '"outcome": "CONVERGED"' "$t/pr.json" &&
+      { le "$tr" $2 || grep -q '"at_precision_limit": true' "$t/pr.json"; }
+    ok $? "pipelined, $1, --rtol $2, $np rank(s): true residual $tr <= rtol, or said to be at the limit under 2 rtol ($k correction solves, rc=$rc)"
   done
 done
+
+# exit 0 means that b - Ax met --rtol, or the report says it reached the limit of double
+# precision: with random right-hand sides the pipelined form's recursive residual met 1e-8
+# where b - Ax was 1.03e-8 (bcsstk21) and 1.21e-8 (494_bus), and that was once called plain
+# "converged" (a true residual within twice --rtol was taken as meeting it); now a correction
+# solve runs.  Every variant, 1 and 2 ranks, the residual also checked outside the solver.
+if have_matrices && command -v python3 >/dev/null; then
+  for ms in "bcsstk21 1" "494_bus 3"; do
+    set -- $ms; m=$CLCG_MATRICES/spd/$1.mtx
+    python3 - "$m" "$t/rb.mtx" "$2" <<'PY'
+import random, sys
+with open(sys.argv[1]) as f:
+    n = int(next(l for l in f if not l.startswith("%")).split()[0])
+rnd = random.Random(int(sys.argv[3]))
+with open(sys.argv[2], "w") as f:
+    f.write("%%%%MatrixMarket matrix array real general\n%d 1\n" % n)
+    for _ in range(n):
+        f.write("%.17g\n" % rnd.uniform(-1, 1))
+PY
+    for v in pipelined single-reduction standard; do
+      for np in 1 2; do
+        rm -f "$t/x.mtx" "$t/rb.json"
+        timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$m" --rhs "$t/rb.mtx" --variant $v -o "$t/x.mtx" --json "$t/rb.json" -q 2>"$t/err"; rc=$?
+        tr=$(json_num "$t/rb.json" true); r=$(residual "$m" "$t/x.mtx" "$t/rb.mtx")
+        [ $rc -eq 0 ] && le "$tr" 1e-8 && le "$r" 1.01e-8 && grep -q '"outcome": "CONVERGED", "at_precision_limit": false' "$t/rb.json"
+        ok $? "$1, random b (seed $2), $v, $np rank(s): exit $rc, b - Ax at $tr (checked: $r) <= --rtol 1e-8, $(json_num "$t/rb.json" refinements) corrections"
+      done
+    done
+  done
+else
+  skip "random right-hand sides meet --rtol in b - Ax" "CLCG_MATRICES or python3 not found"
+fi
 # p'Ap of the single-reduction and pipelined forms comes from a recurrence that rounding can
 # turn negative on an SPD matrix: on the 1-D Laplacian, right after CG's last step in exact
 # arithmetic, pipelined "broke down" (exit 4, "not positive definite"); the breakdown is now
