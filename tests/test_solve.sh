@@ -383,9 +383,13 @@ done
 # standard form's corrections, on residuals summed in twice the working precision, bring x
 # to the ones of b = A*1 (it was exit 4: in plain double the residual of b ~ 1e-10 was off
 # by 1e-5 relative)
-awk 'BEGIN { n = 300; printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, 2 * n - 1
-             for (i = 1; i <= n; i++) { printf "%d %d %.17g\n", i, i, (i == 1 || i == n ? 1 : 2) + 1e-10
-                                        if (i < n) printf "%d %d -1\n", i + 1, i } }' >"$t/chain.mtx"
+# chain N SHIFT FILE: the chain Laplacian of N nodes without a boundary condition (weights
+# 1: diagonal 1 at the ends, 2 inside), plus SHIFT on the diagonal
+chain() {
+  awk -v n="$1" -v s="$2" 'BEGIN { printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, 2 * n - 1
+    for (i = 1; i <= n; i++) { printf "%d %d %.17g\n", i, i, (i > 1 && i < n ? 2 : 1) + s; if (i < n) printf "%d %d -1\n", i + 1, i } }' >"$3"
+}
+chain 300 1e-10 "$t/chain.mtx"
 for np in 1 2; do
   rm -f "$t/x.mtx"
   timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$t/chain.mtx" --variant pipelined -o "$t/x.mtx" --json "$t/pr.json" \
@@ -506,8 +510,7 @@ done
 for case in chain:5e-15 band:5e-15 chain:1e-10; do
   shift=${case#*:}
   case $case in
-    chain:*) n=50; awk -v s=$shift 'BEGIN { n = 50; printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, 2 * n - 1
-      for (i = 1; i <= n; i++) { printf "%d %d %.17g\n", i, i, (i > 1 && i < n ? 2 : 1) + s; if (i < n) printf "%d %d -1\n", i + 1, i } }' >"$t/nsg.mtx" ;;
+    chain:*) n=50; chain $n $shift "$t/nsg.mtx" ;;
     band:*) n=200; awk -v s=$shift 'BEGIN { n = 200; k = 30; for (i = 1; i <= n; i++) for (j = i - k; j < i; j++) if (j >= 1) e++
       printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, n + e
       for (i = 1; i <= n; i++) { lo = i - k < 1 ? 1 : i - k; hi = i + k > n ? n : i + k; printf "%d %d %.17g\n", i, i, (hi - lo) * (1 + s)
@@ -536,8 +539,7 @@ done
 # chain Laplacian (2000 rows) + 4e-10 I, b = A*1, --precond none, --rtol 1e-10.  Pipelined's
 # own corrections leave the true residual at 2e-7 (once "the limit of double precision");
 # then standard ones run, and x meets --rtol (1e-15), on 1 and 2 ranks
-awk 'BEGIN { n = 2000; s = 4e-10; printf "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, 2 * n - 1
-  for (i = 1; i <= n; i++) { printf "%d %d %.17g\n", i, i, (i > 1 && i < n ? 2 : 1) + s; if (i < n) printf "%d %d -1\n", i + 1, i } }' >"$t/n1d.mtx"
+chain 2000 4e-10 "$t/n1d.mtx"
 for np in 1 2; do
   rm -f "$t/x.mtx" "$t/s.json"
   timeout 300 $MPIEXEC -n $np "$CLCG_BIN" "$t/n1d.mtx" --precond none --variant pipelined --rtol 1e-10 -o "$t/x.mtx" --json "$t/s.json" >"$t/out" 2>"$t/err"; rc=$?
